@@ -2,13 +2,14 @@
  * The dashboard's Balance screen (docs/ledger.md#balance) and the payment detail's postings in a real browser against
  * the real stack: a completed payment and a partial refund show as pending and available funds per currency, the
  * available balance below zero is explained (why, and what happens next), their balance transactions filter by type
- * and export as CSV, and the payment's detail lists its double-entry postings.
+ * and export as CSV, and the payment's detail lists its double-entry postings. The screen, the explanation with it,
+ * is axe-clean at 1280 and at 390 px, where the balance is a card and the filters wait behind "Filter".
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment } from '../helpers/http';
 import { getStack } from '../helpers/stack';
-import { closeBrowser, newPage, screenshot, signIn } from './browser';
+import { checkScreen, closeBrowser, newPage, screenshot, signIn } from './browser';
 
 const INSTANT = { amount: 1500, currency: 'RWF', payment_method: 'mobile_money', phone_number: '+250788000001' };
 
@@ -49,7 +50,7 @@ describe('dashboard balance screen in a browser (docs/ledger.md#balance)', funct
     const table = page.getByTestId('balance-transactions-table');
     await table.getByText(refund.body.data.id).waitFor();
     await table.getByRole('link', { name: payment.id }).waitFor();
-    await screenshot(page, 'balance');
+    await checkScreen(page, 'balance');
 
     await page.getByLabel('Type').selectOption('refund');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -74,6 +75,17 @@ describe('dashboard balance screen in a browser (docs/ledger.md#balance)', funct
       '0',
       '-500',
     ]);
+
+    // On a phone: the same figures and explanation, the filter behind "Filter" showing the one applied as a chip.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await row.waitFor();
+    expect((await row.locator('td').allTextContents()).map((t) => t.trim())).to.deep.equal(['−500', '1,477', '0']);
+    await note.getByTestId('negative-balance-RWF').waitFor();
+    expect(await page.getByLabel('Type', { exact: true }).isVisible()).to.equal(false);
+    await page.getByRole('button', { name: 'Remove filter Type: refund' }).waitFor();
+    await checkScreen(page, 'phone-balance-negative');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     await page.goto(`/dashboard/sandbox/payments/${payment.id}`);
     const postings = page.getByTestId('postings-table');

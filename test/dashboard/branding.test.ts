@@ -166,8 +166,12 @@ describe('branding and checkout sessions in the dashboard (docs/branding.md, doc
       expect(page.url()).to.include(`session=${session.id}`);
       await checkScreen(page, `${device}-checkout-sessions`);
 
+      // On a phone the status filter waits behind "Filter"; once chosen it shows as a chip.
+      const toggle = page.getByRole('button', { name: 'Filter', exact: true });
+      if (await toggle.isVisible()) await toggle.click();
       await page.locator('#cs-status').selectOption('open');
       await table.getByText('No checkout sessions yet.').waitFor();
+      await page.getByRole('button', { name: 'Remove filter Status: open' }).waitFor();
       expect(pageErrors).to.deep.equal([]);
       await context.close();
     });

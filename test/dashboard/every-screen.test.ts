@@ -2,8 +2,9 @@
  * Every screen of the dashboard (README.md#dashboard) at a phone's width (390 px), a tablet's (820 px) and a
  * desktop's (1280 px), in Chromium against the real stack, with content on each (a completed and a fully
  * refunded payment, a webhook endpoint with deliveries, a payment link, live access): the page never scrolls sideways,
- * the sandbox/live switch stays in view, and axe-core finds no accessibility fault. Screenshots go to
- * var/screenshots/ as `{phone|tablet|desktop}-{screen}.png` (and docs/dashboard/ when asked).
+ * the sandbox/live switch stays in view, and axe-core finds no accessibility fault; the phone and the desktop again in
+ * the dark colour scheme (docs/dashboard.md#theme). Screenshots go to var/screenshots/ as
+ * `{phone|tablet|desktop|phone-dark|desktop-dark}-{screen}.png` (and docs/dashboard/ when asked).
  */
 import { expect } from 'chai';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
@@ -12,6 +13,16 @@ import { getStack } from '../helpers/stack';
 import { checkScreen, closeBrowser, eventually, newPage, signIn } from './browser';
 
 const WIDTHS = { phone: 390, tablet: 820, desktop: 1280 } as const;
+
+/** The page's background in the dark scheme (styles.css), which shows the dark theme is the one in use. */
+const DARK_BACKGROUND = 'rgb(17, 20, 24)';
+
+/** Every width in the light scheme, then a phone and a desktop in the dark one (docs/dashboard.md#theme). */
+const RUNS: { device: string; width: number; scheme: 'light' | 'dark' }[] = [
+  ...Object.entries(WIDTHS).map(([device, width]) => ({ device, width, scheme: 'light' as const })),
+  { device: 'phone-dark', width: WIDTHS.phone, scheme: 'dark' },
+  { device: 'desktop-dark', width: WIDTHS.desktop, scheme: 'dark' },
+];
 
 const PAYMENT = {
   amount: 1500,
@@ -107,10 +118,11 @@ describe('every dashboard screen on a phone, a tablet and a desktop (README.md#d
     await closeBrowser();
   });
 
-  for (const [device, width] of Object.entries(WIDTHS)) {
+  for (const { device, width, scheme } of RUNS) {
     it(`fits ${width} px without sideways scrolling, keeps the environment switch in view and is axe-clean (${device})`, async () => {
       const { context, page, pageErrors } = await newPage();
       await page.setViewportSize({ width, height: 844 });
+      await page.emulateMedia({ colorScheme: scheme });
       await page.goto('/dashboard/sign-up');
       await page.getByRole('heading', { level: 1, name: 'Create your account' }).waitFor();
       await checkScreen(page, `${device}-sign-up`);
@@ -126,6 +138,12 @@ describe('every dashboard screen on a phone, a tablet and a desktop (README.md#d
         const box = await environment.boundingBox();
         expect(box, `${name}: the environment switch`).not.to.equal(null);
         expect(box!.x + box!.width, `${name}: the environment switch ends inside the window`).to.be.at.most(width);
+        if (scheme === 'dark') {
+          const background = await page.evaluate(
+            () => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).backgroundColor,
+          );
+          expect(background, `${name}: the dark theme`).to.equal(DARK_BACKGROUND);
+        }
         await checkScreen(page, `${device}-${name}`);
       }
       expect(pageErrors).to.deep.equal([]);

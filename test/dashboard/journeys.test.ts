@@ -12,7 +12,7 @@ import { runAdminProcess, VALID_REQUEST } from '../helpers/live-access-api';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { getStack } from '../helpers/stack';
 import { PDF_BYTES, PNG_BYTES } from '../helpers/uploads';
-import { closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
+import { axeFindings, closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
 
 const INSTANT = {
   amount: 1500,
@@ -136,6 +136,7 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     const dialog = page.getByRole('dialog', { name: 'Refund this payment?' });
     await dialog.waitFor();
     expect(await dialog.textContent()).to.include('Refund 750 RWF of 1,500 RWF');
+    expect(await axeFindings(page), 'axe-core on the refund confirmation').to.deep.equal([]);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect((await call(`/v1/payments/${payment.id}`, { key })).body.data.amount_refunded).to.equal(0);
@@ -266,32 +267,36 @@ describe('merchant dashboard in a browser (README.md#dashboard)', function () {
     await context.close();
   });
 
-  it('rolls the sandbox keys with a grace period and shows the new key once, which works at once', async () => {
-    const developer = await registerDeveloper();
-    const { context, page, pageErrors } = await newPage();
-    await signIn(page, developer);
-    await page.getByRole('link', { name: 'API keys' }).click();
-    const table = page.getByTestId('keys-table');
-    await table.getByText(`sk_sandbox_…${developer.key.slice(-4)}`).waitFor();
-    await page.getByLabel(/^Grace period/).fill('24');
-    await page.getByRole('button', { name: 'Roll keys…' }).click();
-    await page
-      .getByRole('dialog', { name: 'Roll the sandbox keys?' })
-      .getByRole('button', { name: 'Roll keys' })
-      .click();
-    const newKey = await page.getByLabel('New sandbox secret key').inputValue();
-    expect(newKey)
-      .to.match(/^sk_sandbox_/)
-      .and.not.equal(developer.key);
-    await table.getByText(`sk_sandbox_…${newKey.slice(-4)}`).waitFor();
-    await table.getByText('expiring').waitFor();
-    expect((await call('/v1/developer/profile', { key: newKey })).status).to.equal(200);
-    expect((await call('/v1/developer/profile', { key: developer.key })).status).to.equal(200);
-    await expectLabelled(page);
-    await screenshot(page, 'keys');
-    expect(pageErrors).to.deep.equal([]);
-    await context.close();
-  });
+  for (const [device, width] of Object.entries({ phone: 390, desktop: 1280 })) {
+    it(`rolls the sandbox keys with a grace period after asking, and shows the new key once, which works at once (${device})`, async () => {
+      const developer = await registerDeveloper();
+      const { context, page, pageErrors } = await newPage();
+      await page.setViewportSize({ width, height: 844 });
+      await signIn(page, developer);
+      await page.goto('/dashboard/sandbox/keys');
+      const table = page.getByTestId('keys-table');
+      await table.getByText(`sk_sandbox_…${developer.key.slice(-4)}`).waitFor();
+      await page.getByLabel(/^Grace period/).fill('24');
+      await page.getByRole('button', { name: 'Roll keys…' }).click();
+      const confirmation = page.getByRole('dialog', { name: 'Roll the sandbox keys?' });
+      await confirmation.waitFor();
+      expect(await axeFindings(page), 'axe-core on the confirmation').to.deep.equal([]);
+      await screenshot(page, `${device}-keys-roll-confirmation`);
+      await confirmation.getByRole('button', { name: 'Roll keys' }).click();
+      const newKey = await page.getByLabel('New sandbox secret key').inputValue();
+      expect(newKey)
+        .to.match(/^sk_sandbox_/)
+        .and.not.equal(developer.key);
+      await table.getByText(`sk_sandbox_…${newKey.slice(-4)}`).waitFor();
+      await table.getByText('expiring').waitFor();
+      expect((await call('/v1/developer/profile', { key: newKey })).status).to.equal(200);
+      expect((await call('/v1/developer/profile', { key: developer.key })).status).to.equal(200);
+      await expectLabelled(page);
+      await screenshot(page, width === 1280 ? 'keys' : `${device}-keys`);
+      expect(pageErrors).to.deep.equal([]);
+      await context.close();
+    });
+  }
 
   it('uploads documents, requests live access, answers the reviewer, is approved by the admin command and sees the live switch', async () => {
     const developer = await registerDeveloper();

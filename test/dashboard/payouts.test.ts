@@ -5,13 +5,17 @@
  * without a confirmation showing amount, fee, what leaves the balance and the destination by operator and last digits
  * (docs/dashboard.md#confirmations); a double click, or the same payout confirmed in two tabs, creates one payout; a
  * session that ended while the dialog was open sends nothing and asks to sign in again. A new destination, and
- * automatic payouts to another destination, wait for a confirmation too.
+ * automatic payouts to another destination, wait for a confirmation too. Destinations name their operator ("MTN
+ * MoMo"), not the provider's code; the screen and its confirmation are axe-clean at 390 and 1280 px.
  */
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
 import { getStack } from '../helpers/stack';
-import { axeFindings, closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
+import { axeFindings, checkScreen, closeBrowser, eventually, newPage, screenshot, signIn } from './browser';
+
+/** The widths each screen is checked at: a phone's and a desktop's. */
+const WIDTHS = { phone: 390, desktop: 1280 } as const;
 
 /** A developer with 19,700 RWF available in the sandbox (a completed payment of 20,000 RWF, settled). */
 async function developerWithBalance(): Promise<TestDeveloper> {
@@ -164,20 +168,36 @@ describe('payouts in the dashboard (docs/payouts.md)', function () {
     await context.close();
   });
 
-  it('shows amount, fee, what leaves the balance and the destination by operator and last digits before sending, and sends nothing on Go back', async () => {
-    const { developer, page, context, pageErrors } = await signedInWithFunds(390);
-    const dialog = await reviewPayout(page, '1000');
-    expect(await page.locator('#payout-currency option').allTextContents()).to.deep.equal(['RWF']);
-    expect(await dialog.getByTestId('confirm-amount').textContent()).to.equal('1,000 RWF');
-    expect(await dialog.getByTestId('confirm-fee').textContent()).to.equal('10 RWF');
-    expect(await dialog.getByTestId('confirm-net').textContent()).to.equal('1,010 RWF');
-    expect(await dialog.getByTestId('confirm-destination').textContent()).to.match(/^MTN MoMo wallet ending 0001$/);
-    expect(await axeFindings(page), 'axe-core on the confirmation').to.deep.equal([]);
-    await screenshot(page, 'phone-payout-confirmation');
-    await dialog.getByRole('button', { name: 'Go back' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await expectPayouts(developer, 0, { context, pageErrors });
-  });
+  for (const [device, width] of Object.entries(WIDTHS)) {
+    it(`names each destination's operator, not the provider's code, at ${width} px`, async () => {
+      const { page, context, pageErrors } = await signedInWithFunds(width);
+      await page.goto('/dashboard/sandbox/payouts');
+      const operator = page.getByTestId('destinations-table').locator('td.col-provider');
+      await operator.first().waitFor();
+      expect(await operator.allTextContents()).to.deep.equal(['MTN MoMo']);
+      expect(await operator.first().getAttribute('data-label')).to.equal('Operator');
+      await checkScreen(page, `${device}-payouts-destinations`);
+      expect(pageErrors).to.deep.equal([]);
+      await context.close();
+    });
+  }
+
+  for (const [device, width] of Object.entries(WIDTHS)) {
+    it(`shows amount, fee, what leaves the balance and the destination by operator and last digits before sending, and sends nothing on Go back (${device})`, async () => {
+      const { developer, page, context, pageErrors } = await signedInWithFunds(width);
+      const dialog = await reviewPayout(page, '1000');
+      expect(await page.locator('#payout-currency option').allTextContents()).to.deep.equal(['RWF']);
+      expect(await dialog.getByTestId('confirm-amount').textContent()).to.equal('1,000 RWF');
+      expect(await dialog.getByTestId('confirm-fee').textContent()).to.equal('10 RWF');
+      expect(await dialog.getByTestId('confirm-net').textContent()).to.equal('1,010 RWF');
+      expect(await dialog.getByTestId('confirm-destination').textContent()).to.match(/^MTN MoMo wallet ending 0001$/);
+      expect(await axeFindings(page), 'axe-core on the confirmation').to.deep.equal([]);
+      await screenshot(page, `${device}-payout-confirmation`);
+      await dialog.getByRole('button', { name: 'Go back' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await expectPayouts(developer, 0, { context, pageErrors });
+    });
+  }
 
   it('creates one payout when the confirmation is double-clicked', async () => {
     const { developer, page, context, pageErrors } = await signedInWithFunds();

@@ -1,15 +1,42 @@
 /**
  * The dashboard on a phone first (docs/dashboard.md#phone), in Chromium at 390 × 844 against the real stack: the
- * navigation behind "Menu", the filters behind "Filter" with the active ones as chips, three payments above the fold,
- * ids on one line with the whole id as their title, and the Balance table as cards that nothing cuts; at 1280 px the
- * navigation and the filters are simply there. Each state is axe-clean and nothing scrolls sideways.
+ * navigation behind "Menu", the filters of every list (Payments, Balance, Activity, Checkout sessions) behind
+ * "Filter" with the active ones as chips, three payments above the fold, ids (links or not) on one line with the
+ * whole id as their title, the Balance table as cards that nothing cuts, and a refund that asks first; at 1280 px
+ * the navigation and the filters are simply there. Each state is axe-clean and nothing scrolls sideways.
  */
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment, type TestDeveloper } from '../helpers/http';
-import { checkScreen, closeBrowser, newPage, signIn } from './browser';
+import { axeFindings, checkScreen, closeBrowser, newPage, signIn } from './browser';
 
 const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/**
+ * The lists whose filters hide behind "Filter" on a phone, as Payments' do: a filter to set (its label and a value),
+ * whether it applies with "Apply filters" or as soon as it is chosen, and the chip it then shows.
+ */
+const FILTERED_LISTS = [
+  { name: 'balance', heading: 'Balance', field: 'Type', param: 'type', value: 'payment', apply: true },
+  { name: 'activity', heading: 'Activity', field: 'Action', param: 'action', value: 'sign_in.succeeded', apply: true },
+  {
+    name: 'checkout-sessions',
+    heading: 'Checkout sessions',
+    field: 'Status',
+    param: 'status',
+    value: 'open',
+    apply: false,
+  },
+] as const;
+
+/** How many lines `element` takes (its height over its line height). */
+async function linesOf(element: Locator): Promise<number> {
+  return element.evaluate((node) => {
+    const style = (globalThis as any).getComputedStyle(node);
+    return node.getBoundingClientRect().height / parseFloat(style.lineHeight);
+  });
+}
 
 /** A developer with three completed payments. */
 async function developerWithPayments(): Promise<TestDeveloper> {
@@ -76,11 +103,7 @@ describe('the dashboard on a phone first (docs/dashboard.md#phone)', function ()
     const newest = listed.body.data.payments[0].id as string;
     const id = page.getByRole('link', { name: newest });
     expect(await id.getAttribute('title')).to.equal(newest);
-    const lines = await id.evaluate((element) => {
-      const style = (globalThis as any).getComputedStyle(element);
-      return element.getBoundingClientRect().height / parseFloat(style.lineHeight);
-    });
-    expect(lines, 'the id takes one line').to.be.below(1.5);
+    expect(await linesOf(id), 'the id takes one line').to.be.below(1.5);
     await checkScreen(page, 'phone-payments-first-screen');
     expect(pageErrors).to.deep.equal([]);
     await context.close();
@@ -109,6 +132,85 @@ describe('the dashboard on a phone first (docs/dashboard.md#phone)', function ()
     await chip.waitFor({ state: 'detached' });
     expect(new URL(page.url()).searchParams.get('status')).to.equal(null);
     expect(await (await paymentRows(page)).count()).to.equal(3);
+    expect(pageErrors).to.deep.equal([]);
+    await context.close();
+  });
+
+  for (const list of FILTERED_LISTS) {
+    it(`keeps the ${list.heading} filters behind Filter and shows the active one as a chip that removes it`, async () => {
+      const { page, context, pageErrors } = await newPage();
+      await page.setViewportSize(PHONE);
+      await signIn(page, developer);
+      await page.goto(`/dashboard/sandbox/${list.name}`);
+      await page.getByRole('heading', { level: 1, name: list.heading }).waitFor();
+      const toggle = page.getByRole('button', { name: 'Filter', exact: true });
+      const field = page.getByLabel(list.field, { exact: true });
+      await toggle.waitFor();
+      expect(await field.isVisible(), 'the filter before Filter is pressed').to.equal(false);
+      await toggle.click();
+      expect(await toggle.getAttribute('aria-expanded')).to.equal('true');
+      await field.selectOption(list.value);
+      if (list.apply) await page.getByRole('button', { name: 'Apply filters' }).click();
+      const chip = page.getByRole('button', { name: `Remove filter ${list.field}: ${list.value}` });
+      await chip.waitFor();
+      expect(new URL(page.url()).searchParams.get(list.param)).to.equal(list.value);
+      if (list.apply) expect(await field.isVisible(), 'the filter once applied').to.equal(false);
+      expect(await page.getByRole('button', { name: 'Filter (1)' }).isVisible()).to.equal(true);
+      await checkScreen(page, `phone-${list.name}-filter-chips`);
+      await chip.click();
+      await chip.waitFor({ state: 'detached' });
+      expect(new URL(page.url()).search).to.equal('');
+      expect(pageErrors).to.deep.equal([]);
+      await context.close();
+    });
+  }
+
+  for (const [device, size] of Object.entries({ phone: PHONE, desktop: DESKTOP })) {
+    it(`keeps ids that are not links on one line with the whole id as their title (${device})`, async () => {
+      const { page, context, pageErrors } = await newPage();
+      await page.setViewportSize(size);
+      await signIn(page, developer);
+      await page.goto('/dashboard/sandbox/balance');
+      const listed = await call('/v1/balance_transactions', { key: developer.key });
+      const ids = (listed.body.data.balance_transactions as { id: string }[]).map((t) => t.id);
+      const table = page.getByTestId('balance-transactions-table');
+      const id = table.locator('td.col-id span').first();
+      await id.waitFor();
+      expect(await id.getAttribute('title')).to.be.oneOf(ids);
+      expect(await id.textContent()).to.equal(await id.getAttribute('title'));
+      expect(await linesOf(id), 'the id takes one line').to.be.below(1.5);
+      // Nor is the table cut inside its box for ids that stay whole.
+      const box = await table.evaluate((node) => {
+        const wrap = node.parentElement!;
+        return { scroll: wrap.scrollWidth, client: wrap.clientWidth };
+      });
+      expect(box.scroll, 'the table fits its box').to.be.at.most(box.client);
+      await checkScreen(page, `${device}-balance-ids`);
+      expect(pageErrors).to.deep.equal([]);
+      await context.close();
+    });
+  }
+
+  it('asks before refunding on a phone, in a dialog that is axe-clean in both colour schemes', async () => {
+    const { page, context, pageErrors } = await newPage();
+    await page.setViewportSize(PHONE);
+    await signIn(page, developer);
+    const listed = await call('/v1/payments', { key: developer.key });
+    const payment = listed.body.data.payments[0] as { id: string };
+    await page.goto(`/dashboard/sandbox/payments/${payment.id}`);
+    await page.getByLabel(/^Amount in RWF/).fill('500');
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment?' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).to.include('Refund 500 RWF of');
+    const box = await dialog.boundingBox();
+    expect(box!.x >= 0 && box!.x + box!.width <= PHONE.width, 'the dialog fits the screen').to.equal(true);
+    expect(await axeFindings(page), 'axe-core on the refund confirmation').to.deep.equal([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeFindings(page), 'axe-core on the refund confirmation, dark').to.deep.equal([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await call(`/v1/payments/${payment.id}`, { key: developer.key })).body.data.amount_refunded).to.equal(0);
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });
@@ -144,6 +246,13 @@ describe('the dashboard on a phone first (docs/dashboard.md#phone)', function ()
     expect(await page.getByRole('button', { name: 'Filter', exact: true }).isVisible()).to.equal(false);
     expect(await page.getByRole('navigation', { name: 'Dashboard' }).isVisible()).to.equal(true);
     expect(await page.getByLabel('Status', { exact: true }).isVisible()).to.equal(true);
+    for (const list of FILTERED_LISTS) {
+      await page.goto(`/dashboard/sandbox/${list.name}`);
+      await page.getByRole('heading', { level: 1, name: list.heading }).waitFor();
+      await page.getByLabel(list.field, { exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: 'Filter', exact: true }).isVisible(), list.name).to.equal(false);
+      await checkScreen(page, `desktop-${list.name}-filters`);
+    }
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });

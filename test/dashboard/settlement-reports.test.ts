@@ -1,14 +1,15 @@
 /**
  * Settlement reports in the dashboard, in a real browser against the real stack (docs/ledger.md#reports): the Balance
  * screen downloads a UTC day's report and the payout detail its payout's report, each the API's CSV file as it came
- * (byte-order mark, formula cells defused, amounts in the currency's unit), under the name the API suggests.
+ * (byte-order mark, formula cells defused, amounts in the currency's unit), under the name the API suggests; the
+ * same files on a phone (390 px) as on a desktop (1280 px), both screens axe-clean at both widths.
  */
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { call, registerDeveloper, waitForPayment } from '../helpers/http';
-import { closeBrowser, newPage, signIn } from './browser';
+import { checkScreen, closeBrowser, newPage, signIn } from './browser';
 
 /** Clicks `button` and reads the file the browser saves: its suggested name, bytes and rows keyed by the header. */
 async function downloaded(page: Page, button: string) {
@@ -83,6 +84,7 @@ describe('settlement reports in the dashboard (docs/ledger.md#reports)', functio
     const rwf = await downloaded(page, 'Download day report (CSV)');
     expect(rwf.name).to.equal(`settlement-report-sandbox-${today}-RWF.csv`);
     expect(rwf.rows).to.deep.equal(day.rows);
+    await checkScreen(page, 'desktop-balance-day-report');
 
     await page.goto(`/dashboard/sandbox/payouts/${payout.body.data.id}`);
     await page.getByRole('heading', { level: 1, name: 'Payout' }).waitFor();
@@ -100,6 +102,20 @@ describe('settlement reports in the dashboard (docs/ledger.md#reports)', functio
     expect(report.rows[0]!.source).to.equal(payment.id);
     expect(report.rows[1]!.source).to.match(/^ref_/);
     expect(report.rows.reduce((sum, r) => sum + Number(r.net), 0)).to.equal(5_000);
+    await checkScreen(page, 'desktop-payout-report');
+
+    // The same downloads on a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/dashboard/sandbox/balance');
+    await page.getByTestId('balance-summary').waitFor();
+    const phoneDay = await downloaded(page, 'Download day report (CSV)');
+    expect([phoneDay.name, phoneDay.rows]).to.deep.equal([day.name, day.rows]);
+    await checkScreen(page, 'phone-balance-day-report');
+    await page.goto(`/dashboard/sandbox/payouts/${payout.body.data.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Payout' }).waitFor();
+    const phoneReport = await downloaded(page, 'Download settlement report (CSV)');
+    expect([phoneReport.name, phoneReport.rows]).to.deep.equal([report.name, report.rows]);
+    await checkScreen(page, 'phone-payout-report');
     expect(pageErrors).to.deep.equal([]);
     await context.close();
   });

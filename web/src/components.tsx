@@ -2,8 +2,19 @@
  * Shared pieces of the screens: the API's error as it came, a secret shown once with a copy button, a table (TanStack
  * Table), list filters and page links, the logo. The confirmation dialog is dialog.tsx.
  */
-import { createContext, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type FormEvent,
+  type ReactNode,
+} from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
+import { Link } from 'react-router';
 import { ApiError } from './api';
 import type { Payment } from './types';
 
@@ -94,6 +105,86 @@ export function FilterBar({
         </ul>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The filters of a list (docs/dashboard.md#phone): the {@link FilterBar} ("Filter" and the active filters as chips)
+ * above the filter form `children`, a search landmark named `label` with the DOM id `id`. On a phone the form shows
+ * only while "Filter" is pressed and closes once submitted; on wider screens it is always there.
+ */
+export function ListFilters({
+  id,
+  label,
+  active,
+  onRemove,
+  onSubmit,
+  children,
+}: {
+  id: string;
+  label: string;
+  active: ActiveFilter[];
+  onRemove: (name: string) => void;
+  onSubmit: (event: FormEvent) => void;
+  children: ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <FilterBar controls={id} open={open} onToggle={() => setOpen(!open)} active={active} onRemove={onRemove} />
+      <form
+        id={id}
+        className={open ? 'filters collapsible open' : 'filters collapsible'}
+        onSubmit={(event) => {
+          onSubmit(event);
+          setOpen(false);
+        }}
+        role="search"
+        aria-label={label}
+      >
+        {children}
+      </form>
+    </>
+  );
+}
+
+/**
+ * The filters set in the URL `params` as chips, in the order of `names` (a URL parameter → the filter's name on its
+ * chip, "Status: failed"); `show` words a value (a method's operator rather than its code), by default the value.
+ */
+export function activeFilters(
+  params: URLSearchParams,
+  names: Record<string, string>,
+  show: (name: string, value: string) => string = (_name, value) => value,
+): ActiveFilter[] {
+  return Object.entries(names).flatMap(([name, label]) => {
+    const value = params.get(name);
+    return value ? [{ name, label: `${label}: ${show(name, value)}` }] : [];
+  });
+}
+
+/** The URL `params` without filter `name` and without `paging` (the page parameters, which no longer apply). */
+export function withoutFilter(params: URLSearchParams, name: string, paging: readonly string[]): URLSearchParams {
+  const next = new URLSearchParams(params);
+  next.delete(name);
+  for (const parameter of paging) next.delete(parameter);
+  return next;
+}
+
+/**
+ * An id in a list (`pay_…`, `txn_…`), a link to `to` when given: one line, cut with an ellipsis where the screen is
+ * narrow, the whole id as its title (hover) and in what a copy takes (docs/dashboard.md#phone). `text` is what it
+ * says when more than the id ("API key key_…").
+ */
+export function IdText({ id, to, text = id }: { id: string; to?: string; text?: string }) {
+  return to ? (
+    <Link to={to} className="mono id" title={id}>
+      {text}
+    </Link>
+  ) : (
+    <span className="mono id" title={id}>
+      {text}
+    </span>
   );
 }
 

@@ -6,11 +6,23 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { AUDIT_ACTIONS } from '../../../src/domain/audit-log';
 import { ID_PREFIXES } from '../../../src/domain/ids';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, FilterActions, FilterSelect, PageTitle, Pager, Time } from '../components';
+import {
+  activeFilters,
+  DataTable,
+  ErrorBox,
+  FilterActions,
+  FilterSelect,
+  IdText,
+  ListFilters,
+  PageTitle,
+  Pager,
+  Time,
+  withoutFilter,
+} from '../components';
 import { useEnv } from '../layout';
 import { useTeam, type ListedKey } from '../security';
 import type { AuditEntry, Pagination } from '../types';
@@ -45,18 +57,13 @@ function screenOf(env: Environment, id: string): string | undefined {
   }
 }
 
-/** `id` as a link to its screen when it has one, else as text. */
+/** `id` (after `label`, when given) as a link to its screen when it has one, else as text. */
 function IdLink({ env, id, label }: { env: Environment; id: string; label?: string }) {
-  const to = screenOf(env, id);
-  const text = label ? `${label} ${id}` : id;
-  return to ? (
-    <Link to={to} className="mono">
-      {text}
-    </Link>
-  ) : (
-    <span className="mono">{text}</span>
-  );
+  return <IdText id={id} to={screenOf(env, id)} text={label ? `${label} ${id}` : id} />;
 }
+
+/** The filters' names as their chips show them. */
+const FILTER_NAMES = { action: 'Action', actor: 'By' };
 
 function columns(env: Environment) {
   return [
@@ -134,10 +141,18 @@ export function ActivityPage() {
     show(draft);
   };
   const filtered = Boolean(action || actor);
+  const remove = (name: string) => {
+    setParams(withoutFilter(params, name, ['page']));
+    setDraft({ ...draft, [name]: '' });
+  };
+  // An actor's chip names the member or key, as the filter offers them (the id when no longer listed).
+  const active = activeFilters(params, FILTER_NAMES, (name, value) =>
+    name === 'actor' ? (actors.find((candidate) => candidate.value === value)?.label ?? value) : value,
+  );
   return (
     <section>
       <PageTitle>Activity</PageTitle>
-      <form className="filters" onSubmit={apply} role="search" aria-label="Filter activity">
+      <ListFilters id="activity-filters" label="Filter activity" active={active} onRemove={remove} onSubmit={apply}>
         <FilterSelect
           id="activity-action"
           label="Action"
@@ -164,7 +179,7 @@ export function ActivityPage() {
             show({ action: '', actor: '' });
           }}
         />
-      </form>
+      </ListFilters>
       <ErrorBox error={activity.error} />
       {activity.data ? (
         <>

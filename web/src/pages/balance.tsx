@@ -8,9 +8,23 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, Notice, PageTitle, Scrollable, StatusBadge, Time } from '../components';
+import {
+  activeFilters,
+  DataTable,
+  ErrorBox,
+  FilterActions,
+  FilterSelect,
+  IdText,
+  ListFilters,
+  Notice,
+  PageTitle,
+  Scrollable,
+  StatusBadge,
+  Time,
+  withoutFilter,
+} from '../components';
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
 import { formatMinor, formatMoney } from '../money';
@@ -39,6 +53,9 @@ function filtersOf(params: URLSearchParams): Filters {
     to: params.get('to') ?? '',
   };
 }
+
+/** The filters' names as their chips show them. */
+const FILTER_NAMES: Record<keyof Filters, string> = { type: 'Type', source: 'Source', from: 'From', to: 'To' };
 
 /** The API query of `filters`: whole UTC days as `created[gte|lte]` bounds. */
 function listQuery(filters: Filters) {
@@ -88,18 +105,16 @@ function columns(env: Environment) {
       cell: (info) => <span className="num">{formatMoney(info.getValue(), info.row.original.currency)}</span>,
     });
   return [
-    column.accessor('id', { header: 'Id', cell: (info) => <span className="mono">{info.getValue()}</span> }),
+    column.accessor('id', { header: 'Id', cell: (info) => <IdText id={info.getValue()} /> }),
     column.accessor('type', { header: 'Type' }),
     column.accessor('source', {
       header: 'Source',
-      cell: (info) =>
-        info.row.original.type === 'payment' ? (
-          <Link to={`/${env}/payments/${info.getValue()}`} className="mono">
-            {info.getValue()}
-          </Link>
-        ) : (
-          <span className="mono">{info.getValue()}</span>
-        ),
+      cell: (info) => (
+        <IdText
+          id={info.getValue()}
+          to={info.row.original.type === 'payment' ? `/${env}/payments/${info.getValue()}` : undefined}
+        />
+      ),
     }),
     money('amount', 'Amount'),
     money('fee', 'Fee'),
@@ -180,6 +195,10 @@ export function BalancePage() {
   };
   const set = (name: keyof Filters) => (e: { target: { value: string } }) =>
     setDraft({ ...draft, [name]: e.target.value });
+  const remove = (name: string) => {
+    setParams(withoutFilter(params, name, ['after']));
+    setDraft({ ...draft, [name]: '' });
+  };
   const nextPage = list.data?.pagination.next_starting_after;
 
   return (
@@ -190,16 +209,20 @@ export function BalancePage() {
       {balance.data ? <NegativeBalanceNote balance={balance.data} /> : null}
       <DayReportDownload env={env} currencies={balanceCurrencies(balance.data)} />
       <h2>Balance transactions</h2>
-      <form className="filters" onSubmit={apply} role="search" aria-label="Filter balance transactions">
-        <div>
-          <label htmlFor="b-type">Type</label>
-          <select id="b-type" value={draft.type} onChange={set('type')}>
-            <option value="">Any</option>
-            {BALANCE_TRANSACTION_TYPES.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
-          </select>
-        </div>
+      <ListFilters
+        id="balance-filters"
+        label="Filter balance transactions"
+        active={activeFilters(params, FILTER_NAMES)}
+        onRemove={remove}
+        onSubmit={apply}
+      >
+        <FilterSelect
+          id="b-type"
+          label="Type"
+          value={draft.type}
+          onChange={(value) => setDraft({ ...draft, type: value })}
+          options={BALANCE_TRANSACTION_TYPES}
+        />
         <div>
           <label htmlFor="b-source">Source</label>
           <input id="b-source" placeholder="pay_… or ref_…" value={draft.source} onChange={set('source')} />
@@ -212,24 +235,17 @@ export function BalancePage() {
           <label htmlFor="b-to">To (UTC day)</label>
           <input id="b-to" type="date" value={draft.to} onChange={set('to')} />
         </div>
-        <div className="filter-actions">
-          <button type="submit" className="primary">
-            Apply filters
-          </button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft({ type: '', source: '', from: '', to: '' });
-              setParams(new URLSearchParams());
-            }}
-          >
-            Clear
-          </button>
+        <FilterActions
+          onClear={() => {
+            setDraft({ type: '', source: '', from: '', to: '' });
+            setParams(new URLSearchParams());
+          }}
+        >
           <button type="button" onClick={() => void download()} disabled={exporting.busy}>
             {exporting.busy ? 'Exporting…' : 'Export CSV'}
           </button>
-        </div>
-      </form>
+        </FilterActions>
+      </ListFilters>
       {exporting.done !== undefined ? <Notice>Exported {exporting.done} balance transactions.</Notice> : null}
       <ErrorBox error={exporting.error ?? list.error} />
       {list.data ? (

@@ -6,9 +6,20 @@
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
-import { DataTable, ErrorBox, FilterSelect, PageTitle, StatusBadge, Time } from '../components';
+import {
+  activeFilters,
+  DataTable,
+  ErrorBox,
+  FilterSelect,
+  IdText,
+  ListFilters,
+  PageTitle,
+  StatusBadge,
+  Time,
+  withoutFilter,
+} from '../components';
 import { useEnv } from '../layout';
 import { formatMinor } from '../money';
 import { methodLabel } from '../operators';
@@ -18,6 +29,8 @@ const PAGE_SIZE = 20;
 /** A session has at most 10 attempts (docs/checkout.md#states), each refunded at most a few times. */
 const ATTEMPTS_LIMIT = 50;
 const STATUSES = ['open', 'complete', 'expired'];
+/** The filter's name as its chip shows it. */
+const FILTER_NAMES = { status: 'Status' };
 
 type SessionPage = {
   checkout_sessions: CheckoutSession[];
@@ -37,7 +50,7 @@ function money(amount: number, currency: string) {
 
 function sessionColumns(chosen: string | null, choose: (id: string) => void) {
   return [
-    sessionColumn.accessor('id', { header: 'Session', cell: (info) => <code>{info.getValue()}</code> }),
+    sessionColumn.accessor('id', { header: 'Session', cell: (info) => <IdText id={info.getValue()} /> }),
     sessionColumn.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
     sessionColumn.accessor('amount', {
       header: 'Amount',
@@ -74,11 +87,7 @@ function attemptColumns(env: Environment) {
   return [
     attemptColumn.accessor('id', {
       header: 'Payment',
-      cell: (info) => (
-        <Link to={`/${env}/payments/${info.row.original.payment_id}`} className="mono">
-          {info.getValue()}
-        </Link>
-      ),
+      cell: (info) => <IdText id={info.getValue()} to={`/${env}/payments/${info.row.original.payment_id}`} />,
     }),
     attemptColumn.accessor('type', { header: 'Type' }),
     attemptColumn.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
@@ -180,10 +189,12 @@ export function CheckoutSessionsPage() {
       <p className="hint">
         The sessions your back end created, and the attempts your customers made on their payment pages.
       </p>
-      <form
-        className="filters"
-        role="search"
-        aria-label="Filter checkout sessions"
+      {/* The status applies as soon as it is chosen; the form has nothing to submit. */}
+      <ListFilters
+        id="checkout-session-filters"
+        label="Filter checkout sessions"
+        active={activeFilters(params, FILTER_NAMES)}
+        onRemove={(name) => setParams(withoutFilter(params, name, ['after']))}
         onSubmit={(e) => e.preventDefault()}
       >
         <FilterSelect
@@ -199,7 +210,7 @@ export function CheckoutSessionsPage() {
           }
           options={STATUSES}
         />
-      </form>
+      </ListFilters>
       <ErrorBox error={list.error} />
       {list.isPending ? <p>Loading…</p> : null}
       {list.data ? (

@@ -7,20 +7,23 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { api, type Environment } from '../api';
 import {
+  activeFilters,
   CursorPager,
   DataTable,
   ErrorBox,
   FilterActions,
-  FilterBar,
   FilterSelect,
+  IdText,
+  ListFilters,
   Notice,
   PageTitle,
   StatusBadge,
   Time,
   Waiting,
+  withoutFilter,
 } from '../components';
 import { csvText, saveCsv } from '../csv';
 import { useEnv } from '../layout';
@@ -132,11 +135,7 @@ function columns(env: Environment) {
   return [
     column.accessor('id', {
       header: 'Id',
-      cell: (info) => (
-        <Link to={`/${env}/payments/${info.row.original.payment_id}`} className="mono id" title={info.getValue()}>
-          {info.getValue()}
-        </Link>
-      ),
+      cell: (info) => <IdText id={info.getValue()} to={`/${env}/payments/${info.row.original.payment_id}`} />,
     }),
     column.accessor('type', { header: 'Type' }),
     column.accessor('amount', {
@@ -176,18 +175,9 @@ export function PaymentsPage() {
   const trail = (params.get('after') ?? '').split(',').filter(Boolean);
   const after = trail.at(-1);
   const [draft, setDraft] = useState<Filters>(filters);
-  const [filtersOpen, setFiltersOpen] = useState(false);
-  const active = (Object.keys(FILTER_NAMES) as (keyof Filters)[])
-    .filter((name) => filters[name])
-    .map((name) => ({
-      name,
-      label: `${FILTER_NAMES[name]}: ${name === 'method' ? methodLabel(filters[name]) : filters[name]}`,
-    }));
+  const active = activeFilters(params, FILTER_NAMES, (name, value) => (name === 'method' ? methodLabel(value) : value));
   const remove = (name: string) => {
-    const next = new URLSearchParams(params);
-    next.delete(name);
-    next.delete('after');
-    setParams(next);
+    setParams(withoutFilter(params, name, ['after']));
     setDraft({ ...draft, [name]: '' });
   };
   const [exporting, setExporting] = useState<{ busy: boolean; error?: unknown; done?: number }>({ busy: false });
@@ -207,7 +197,6 @@ export function PaymentsPage() {
     const next = new URLSearchParams();
     for (const [name, value] of Object.entries(draft)) if (value) next.set(name, value);
     setParams(next);
-    setFiltersOpen(false);
   };
   const goTo = (cursors: string[]) => {
     const next = new URLSearchParams(params);
@@ -231,20 +220,7 @@ export function PaymentsPage() {
   return (
     <section>
       <PageTitle>Payments</PageTitle>
-      <FilterBar
-        controls="payment-filters"
-        open={filtersOpen}
-        onToggle={() => setFiltersOpen(!filtersOpen)}
-        active={active}
-        onRemove={remove}
-      />
-      <form
-        id="payment-filters"
-        className={filtersOpen ? 'filters collapsible open' : 'filters collapsible'}
-        onSubmit={apply}
-        role="search"
-        aria-label="Filter payments"
-      >
+      <ListFilters id="payment-filters" label="Filter payments" active={active} onRemove={remove} onSubmit={apply}>
         <div>
           <label htmlFor="f-q">Search</label>
           <input id="f-q" type="search" placeholder="id, description or customer" value={draft.q} onChange={set('q')} />
@@ -288,7 +264,7 @@ export function PaymentsPage() {
             {exporting.busy ? 'Exporting…' : 'Export CSV'}
           </button>
         </FilterActions>
-      </form>
+      </ListFilters>
       {exporting.done !== undefined ? <Notice>Exported {exporting.done} transactions.</Notice> : null}
       <ErrorBox error={exporting.error ?? list.error} />
       {list.isPending ? <p>Loading…</p> : null}

@@ -6,9 +6,8 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createColumnHelper } from '@tanstack/react-table';
-import { Link } from 'react-router';
 import { api, ApiError, newIdempotencyKey, type Environment } from '../api';
-import { DataTable, ErrorBox, PageTitle, StatusBadge, Time } from '../components';
+import { DataTable, ErrorBox, IdText, PageTitle, StatusBadge, Time } from '../components';
 import { useEnv } from '../layout';
 import { ConfirmDialog } from '../dialog';
 import { formatMoney, parseAmount } from '../money';
@@ -26,11 +25,7 @@ function payoutColumns(env: Environment) {
   return [
     payoutColumn.accessor('id', {
       header: 'Payout',
-      cell: (info) => (
-        <Link to={`/${env}/payouts/${info.getValue()}`} className="mono">
-          {info.getValue()}
-        </Link>
-      ),
+      cell: (info) => <IdText id={info.getValue()} to={`/${env}/payouts/${info.getValue()}`} />,
     }),
     payoutColumn.accessor('amount', {
       header: 'Amount',
@@ -41,16 +36,17 @@ function payoutColumns(env: Environment) {
       cell: (info) => formatMoney(info.getValue(), info.row.original.currency),
     }),
     payoutColumn.accessor('status', { header: 'Status', cell: (info) => <StatusBadge status={info.getValue()} /> }),
-    payoutColumn.accessor('destination', { header: 'Destination', cell: (info) => <code>{info.getValue()}</code> }),
+    payoutColumn.accessor('destination', { header: 'Destination', cell: (info) => <IdText id={info.getValue()} /> }),
     payoutColumn.accessor('created_at', { header: 'Created', cell: (info) => <Time value={info.getValue()} /> }),
   ];
 }
 
 const destinationColumns = [
-  destinationColumn.accessor('id', { header: 'Destination', cell: (info) => <code>{info.getValue()}</code> }),
+  destinationColumn.accessor('id', { header: 'Destination', cell: (info) => <IdText id={info.getValue()} /> }),
   destinationColumn.accessor('type', { header: 'Type', cell: (info) => info.getValue().replace('_', ' ') }),
   destinationColumn.accessor('last4', { header: 'Ending', cell: (info) => `…${info.getValue()}` }),
-  destinationColumn.accessor('provider', { header: 'Rail' }),
+  // The operator as merchants know it ("MTN MoMo"), not the provider's code.
+  destinationColumn.accessor('provider', { header: 'Operator', cell: (info) => operatorName(info.getValue()) }),
   destinationColumn.accessor('status', {
     header: 'Verification',
     cell: (info) => <StatusBadge status={info.getValue()} />,
