@@ -250,6 +250,21 @@ async function reserve(
   if (audit) await insertAuditEntries(trx, [audit]);
 }
 
+/** The balance transaction types a payout itself writes (its reservation, its give-back): never drawn on by another. */
+const PAYOUT_TYPES = ['payout', 'payout_failure'];
+
+/**
+ * The balance transactions of `currency` in `scope` available at `now` that no payout covers yet, as a query to
+ * narrow and then read or name (`payout_id`): what a payout, manual or automatic, may draw on
+ * (docs/payouts.md#manual-payout-report).
+ */
+function uncoveredAvailable(trx: Db, scope: LedgerScope, currency: string, now: Date) {
+  return trx('ledger_balance_transactions')
+    .where({ ...scopeColumns(scope), currency })
+    .whereNull('payout_id')
+    .where('available_on', '<=', now);
+}
+
 /** How many balance transactions {@link coverFirstInFirstOut} reads at a time. */
 const COVER_BATCH = 500;
 
@@ -271,11 +286,8 @@ async function coverFirstInFirstOut(trx: Db, payout: PayoutSnapshot, now: Date):
   const due = payout.amount + payout.fee;
   let drawn = 0;
   while (drawn < due) {
-    const batch = (await trx('ledger_balance_transactions')
-      .where({ ...scopeColumns(scope), currency: payout.currency })
-      .whereNull('payout_id')
-      .where('available_on', '<=', now)
-      .whereNotIn('type', ['payout', 'payout_failure'])
+    const batch = (await uncoveredAvailable(trx, scope, payout.currency, now)
+      .whereNotIn('type', PAYOUT_TYPES)
       .orderBy([{ column: 'available_on' }, { column: 'created_at' }, { column: 'id' }])
       .limit(COVER_BATCH)
       .select('id', 'net')) as { id: string; net: string | number }[];
@@ -519,11 +531,8 @@ export async function insertAutomaticPayout(
     if (amount <= 0) return undefined;
     const payout: PayoutSnapshot = { ...draft, amount, fee: feeOf(amount) };
     await reserve(trx, payout, eventOf, audit);
-    await trx('ledger_balance_transactions')
-      .where({ ...scopeColumns(scope), currency: draft.currency })
-      .whereNull('payout_id')
-      .where('available_on', '<=', now)
-      .where((q) => q.whereNotIn('type', ['payout', 'payout_failure']).orWhere({ source: payout.id }))
+    await uncoveredAvailable(trx, scope, draft.currency, now)
+      .where((q) => q.whereNotIn('type', PAYOUT_TYPES).orWhere({ source: payout.id }))
       .update({ payout_id: payout.id });
     return payout;
   });
