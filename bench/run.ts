@@ -623,9 +623,9 @@ async function main(): Promise<void> {
       );
     }
     // Figure (d) gives each side a fresh worker itself (see worker-memory.ts); it measures memory, not time or CPU.
-    const memory = () =>
+    const memory = (serviceAfter?: Promise<unknown>) =>
       timed('d', async () => {
-        const figure = workerMemoryFigure(context, await registerDeveloper(dev.apiUrl, 'memory'));
+        const figure = workerMemoryFigure(context, await registerDeveloper(dev.apiUrl, 'memory'), serviceAfter);
         say(
           `(d) ${figure.title}: ${memoryRounds} round(s) of +${MEMORY_STEP} and +${MEMORY_STEP} open workflows (maxCachedWorkflows ${MAX_CACHED_WORKFLOWS} on both workers)`,
         );
@@ -634,13 +634,15 @@ async function main(): Promise<void> {
     if (selected('f')) {
       // What measures nothing on the wall clock runs beside (f)'s seed: (h)'s simulated runs, and (d)'s memory of open
       // payments (RSS after GC per 1,000, which the machine's load slows but does not change; its creates write no
-      // ledger row, so the seed's tables without their indexes never meet them). (h)'s cost of a measurement waits
-      // for the seed's end and for (d)'s.
+      // ledger row, so the seed's tables without their indexes never meet them). (d)'s baseline side runs beside the
+      // seed's inserts and its service side after them: the service's open payments poll for as long as the side
+      // lasts, so inserts beside them would lengthen the side and add polls. (h)'s cost of a measurement waits for the
+      // seed's end and for (d)'s.
       let health: ReportedFigure | undefined;
       const besideSeed =
         selected('h') || selected('d')
-          ? async (seeded: Promise<unknown>) => {
-              const memoryFigure = selected('d') ? memory().then((figure) => figures.push(figure)) : undefined;
+          ? async (seeded: Promise<unknown>, inserted: Promise<void>) => {
+              const memoryFigure = selected('d') ? memory(inserted).then((figure) => figures.push(figure)) : undefined;
               if (selected('h')) {
                 say('(h) operator health on simulated time, on a database of its own');
                 health = await operatorHealthFigure(context, () => Promise.all([seeded, memoryFigure]));

@@ -419,9 +419,16 @@ async function dropSeededIndexes(db: Db): Promise<() => Promise<void>> {
  * are checked, and the rebuilt unique constraints check the keys. Then the seeded tables are vacuumed and analysed
  * (all four, so that no autovacuum of them follows) and a checkpoint is taken, so that the reads measured after do not
  * pay for the seed.
+ * @param inserted called once the rows and their indexes are written, before the vacuum, analysis and checkpoint (work
+ *   that waits for the inserts' load to end, e.g. figure (d)'s open payments, starts then)
  * @throws Error when a statement wrote another number of rows than it should
  */
-export async function seedPostings(db: Db, merchantId: string, postings: number): Promise<SeedReport> {
+export async function seedPostings(
+  db: Db,
+  merchantId: string,
+  postings: number,
+  inserted?: () => void,
+): Promise<SeedReport> {
   const journals = Math.ceil(postings / 3);
   const tag = randomBytes(4).toString('hex');
   const account = async (kind: string, owner: string) =>
@@ -507,6 +514,7 @@ export async function seedPostings(db: Db, merchantId: string, postings: number)
     }
   }
   const insertSeconds = (performance.now() - started) / 1000;
+  inserted?.();
   started = performance.now();
   // All four tables: postings and journals too, whose ten million inserts would otherwise start autovacuum on them
   // later (PostgreSQL vacuums a table after inserts), while a figure measures.
@@ -526,10 +534,14 @@ interface SeededMerchant {
   report: string;
 }
 
-/** Registers a merchant and seeds its `seededPostings` postings. */
-async function seededMerchant(context: BenchContext, options: LedgerFigureOptions): Promise<SeededMerchant> {
+/** Registers a merchant and seeds its `seededPostings` postings; `inserted` as {@link seedPostings}'. */
+async function seededMerchant(
+  context: BenchContext,
+  options: LedgerFigureOptions,
+  inserted?: () => void,
+): Promise<SeededMerchant> {
   const developer = await registerDeveloper(context.dev.apiUrl, 'ledger-seeded');
-  const seed = await seedPostings(context.db, developer.merchantId, options.seededPostings);
+  const seed = await seedPostings(context.db, developer.merchantId, options.seededPostings, inserted);
   return {
     developer,
     report: `seeded ${seed.postings.toLocaleString('en')} postings (${seed.journals.toLocaleString('en')} journals and balance transactions) for one merchant in ${seed.insertSeconds.toFixed(1)} s, then vacuumed, analysed and checkpointed in ${seed.settleSeconds.toFixed(1)} s`,
@@ -658,15 +670,17 @@ export function balanceReadFigure(
  * own; the seed last, so that the parts before it run on the database the other figures left), joined into one figure
  * whose rounds are the settled path's (its CPU per settled payment with and without the journal).
  * @param rounds rounds of each part: the settled path's, the hot merchant's and the balance read's
- * @param besideSeed work that measures nothing on the wall clock, run while the seed runs (figure h's simulated runs),
- *   given the seed's end to wait for before anything it times; the balance read starts once both are done
+ * @param besideSeed work that measures nothing on the wall clock, run while the seed runs (figure h's simulated runs,
+ *   figure d's memory), given the seed's end to wait for before anything it times, and the end of the seed's inserts
+ *   (its rows and indexes written; its vacuum, analysis and checkpoint follow); the balance read starts once both are
+ *   done
  */
 export async function measureLedger(
   context: BenchContext,
   options: LedgerFigureOptions,
   rounds: { settled: number; hot: number; balance: number },
   sample: () => Promise<Sample>,
-  besideSeed?: (seeded: Promise<unknown>) => Promise<unknown>,
+  besideSeed?: (seeded: Promise<unknown>, inserted: Promise<void>) => Promise<unknown>,
 ): Promise<FigureResult> {
   const parts: FigureResult[] = [];
   const run = async (figure: Figure, count: number) => {
@@ -675,10 +689,19 @@ export async function measureLedger(
   };
   await run(settledPathFigure(context, options), rounds.settled);
   await run(hotMerchantFigure(context, options), rounds.hot);
-  const seeding = seededMerchant(context, options);
+  let insertsDone = () => undefined as void;
+  const inserted = new Promise<void>((resolve) => {
+    insertsDone = resolve;
+  });
+  const seeding = seededMerchant(context, options, () => {
+    context.say('(f) the seed has written its rows and indexes; its vacuum, analysis and checkpoint follow');
+    insertsDone();
+  });
+  // A failed seed ends the inserts' wait too: what waits on them then meets the failure through `seeding`.
+  seeding.catch(() => undefined).finally(insertsDone);
   if (besideSeed) {
     context.say('(f) seeding the balance read while what measures nothing on the wall clock runs beside it');
-    await Promise.all([seeding, besideSeed(seeding)]);
+    await Promise.all([seeding, besideSeed(seeding, inserted)]);
   }
   await run(balanceReadFigure(context, options, seeding), rounds.balance);
   const [settled] = parts as [FigureResult];

@@ -55,8 +55,17 @@ async function readMemory(worker: ChildProcess): Promise<{ rss: number; threadHe
   return { rss: reading.rssBytes / MB, threadHeap: reading.threadHeapUsedBytes / MB };
 }
 
-/** Figure (d); `serviceWorker` is read at each measurement, since the stack may have restarted it. */
-export function workerMemoryFigure(context: BenchContext, developer: Developer): Figure {
+/**
+ * Figure (d); `serviceWorker` is read at each measurement, since the stack may have restarted it.
+ * @param serviceAfter when given, the baseline side goes first and the service side waits for it before its fresh
+ *   worker: beside (f)'s seed, the end of the seed's inserts, so that the service's open payments, whose polls cost
+ *   CPU for as long as the side lasts (2 s doubling to 60 s, docs/payments.md#workflow), are not slowed by them
+ */
+export function workerMemoryFigure(
+  context: BenchContext,
+  developer: Developer,
+  serviceAfter?: Promise<unknown>,
+): Figure {
   let payments: string[] = [];
   let waiting: string[] = [];
 
@@ -118,9 +127,14 @@ export function workerMemoryFigure(context: BenchContext, developer: Developer):
       },
     ],
 
+    ...(serviceAfter ? { baselineFirst: true } : {}),
+
     async beforeSide(side) {
+      const started = performance.now();
+      if (side === 'service' && serviceAfter) await serviceAfter;
+      const waited = (performance.now() - started) / 1000;
       await context.stack.restartWorker(side);
-      return `a fresh ${side} worker, its cache empty`;
+      return `${waited >= 0.1 ? `waited ${waited.toFixed(1)} s for the end of (f)'s inserts, then ` : ''}a fresh ${side} worker, its cache empty`;
     },
 
     async measureService() {

@@ -51,6 +51,11 @@ export interface Figure {
   afterSide?(side: Side, round: number): Promise<string>;
   /** A third side measured in the same rounds, e.g. the service on the cluster (figure e). */
   extra?: { name: string; measure(round: number): Promise<Values> };
+  /**
+   * Measure the baseline first in odd rounds and the service first in even ones (without an extra side), e.g. figure
+   * (d) beside (f)'s seed, whose service side waits for the seed's inserts to end.
+   */
+  baselineFirst?: boolean;
 }
 
 /** The sides a round can measure. */
@@ -114,7 +119,7 @@ export async function runRounds(
   // with work that ended; with no work between, there is none to catch up with).
   let closing: Sample | undefined;
   for (let round = 1; round <= rounds; round += 1) {
-    const order = sideOrder(round, figure.extra !== undefined);
+    const order = sideOrder(round, figure.extra !== undefined, figure.baselineFirst);
     const values = {} as Partial<Record<Side, Values>>;
     const cost = {} as Partial<Record<Side, Cost>>;
     for (const side of order) {
@@ -200,10 +205,11 @@ export async function runRounds(
 
 /**
  * The order of the sides in round `round` (from 1): service and baseline alternate which goes
- * first; with an extra side the three rotate, so each takes each place once in three rounds.
+ * first (the service in round 1, the baseline when `baselineFirst`); with an extra side the three rotate, so each
+ * takes each place once in three rounds.
  */
-export function sideOrder(round: number, withExtra: boolean): Side[] {
-  if (!withExtra) return round % 2 === 1 ? ['service', 'baseline'] : ['baseline', 'service'];
+export function sideOrder(round: number, withExtra: boolean, baselineFirst = false): Side[] {
+  if (!withExtra) return (round % 2 === 1) !== baselineFirst ? ['service', 'baseline'] : ['baseline', 'service'];
   const sides: Side[] = ['service', 'baseline', 'extra'];
   const shift = (round - 1) % 3;
   return [...sides.slice(shift), ...sides.slice(0, shift)];

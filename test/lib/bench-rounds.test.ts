@@ -20,7 +20,7 @@ function recorder() {
 }
 
 /** A figure of one metric whose sides record that they ran. */
-function figure(events: string[], hooks: Pick<Figure, 'beforeSide' | 'afterSide'> = {}): Figure {
+function figure(events: string[], hooks: Pick<Figure, 'beforeSide' | 'afterSide' | 'baselineFirst'> = {}): Figure {
   return {
     id: 'x',
     title: 'test',
@@ -94,6 +94,21 @@ describe('bench: the samples around each side of a figure (bench/lib/rounds.ts)'
       'sample 3',
       'baseline',
       'sample 4',
+    ]);
+  });
+
+  it('measures the baseline first in odd rounds and the service first in even ones when the figure asks', async () => {
+    const { events, sample } = recorder();
+    const result = await runRounds(figure(events, { baselineFirst: true }), 2, () => undefined, sample);
+    expect(events.filter((event) => !event.startsWith('sample'))).to.deep.equal([
+      'baseline',
+      'service',
+      'service',
+      'baseline',
+    ]);
+    expect(result.rounds.map((round) => round.order)).to.deep.equal([
+      ['baseline', 'service'],
+      ['service', 'baseline'],
     ]);
   });
 });
