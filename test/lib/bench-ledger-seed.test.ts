@@ -60,6 +60,28 @@ describe('bench: the ledger history figure (f) seeds (bench/figures/ledger.ts)',
     ]);
   });
 
+  it('says when its rows and indexes are written, once, before it returns', async () => {
+    const { db } = await getStack();
+    const developer = await registerDeveloper();
+    const before = await schemaOfSeededTables(db);
+    const seen: Promise<[number, unknown]>[] = [];
+    await seedPostings(db, developer.merchantId, 300, () => {
+      seen.push(
+        Promise.all([
+          db('ledger_balance_transactions')
+            .where({ merchant_id: developer.merchantId })
+            .count<{ n: string }[]>('* as n')
+            .then((rows) => Number(rows[0]?.n)),
+          schemaOfSeededTables(db),
+        ]),
+      );
+    });
+    expect(seen).to.have.length(1);
+    const [transactions, schema] = await (seen[0] as Promise<[number, unknown]>);
+    expect(transactions).to.equal(100);
+    expect(schema).to.deep.equal(before);
+  });
+
   it('leaves the ledger append-only for the statements after it', async () => {
     const { db } = await getStack();
     const developer = await registerDeveloper();
