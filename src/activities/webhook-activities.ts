@@ -15,11 +15,10 @@ import {
   dropEndpointWaiter,
   leaveEndpointQueues,
   releaseEndpointTurn,
-  takeEndpointTurn,
   untellEndpointWaiter,
-  type TurnAnswer,
+  type TurnRelease,
 } from '../db/webhook-turns';
-import { cancelDelivery, findDeliveryTarget, recordAttempt } from '../db/webhooks';
+import { cancelDelivery, findDeliveryTargetTakingTurn, recordAttempt, recordAttemptGivingTurn } from '../db/webhooks';
 import {
   activeSecrets,
   decideAfterAttempt,
@@ -47,8 +46,11 @@ export interface WebhookActivityDeps {
    * Without it they find their turn when their own wait ends (tests that need no promptness).
    */
   temporal?: Client;
-  /** Writes an attempt record (default: `recordAttempt` of db/webhooks; tests make it fail). */
-  recordAttempt?: typeof recordAttempt;
+  /**
+   * Writes an attempt record and gives its turn back, in one statement (default: `recordAttemptGivingTurn` of
+   * db/webhooks; tests make it fail).
+   */
+  recordAttempt?: typeof recordAttemptGivingTurn;
 }
 
 /**
@@ -56,7 +58,21 @@ export interface WebhookActivityDeps {
  * a turn.
  */
 type DeliveryAttemptResult =
-  { kind: 'attempted'; outcome: AttemptOutcome } | { kind: 'skipped'; reason: SkipReason } | { kind: 'waiting' };
+  | { kind: 'attempted'; outcome: AttemptOutcome; turn: TurnRelease }
+  | { kind: 'skipped'; reason: SkipReason }
+  | { kind: 'waiting' };
+
+/**
+ * The workflow of the running activity, told when a turn comes free for a delivery whose row names none; undefined
+ * outside an activity.
+ */
+function runningWorkflowId(): string | undefined {
+  try {
+    return activityInfo().workflowExecution?.workflowId;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The retryable failure of an attempt that could not be made: nothing was sent. */
 function attemptNotMade(reason: string): ApplicationFailure {
@@ -69,7 +85,7 @@ function attemptNotMade(reason: string): ApplicationFailure {
 
 /** Builds the webhook activities around their dependencies. */
 export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActivities {
-  const writeAttempt = deps.recordAttempt ?? recordAttempt;
+  const writeAttempt = deps.recordAttempt ?? recordAttemptGivingTurn;
   const limit = deps.config.WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_ENDPOINT_CONCURRENCY;
   const merchantLimit = deps.config.WEBHOOK_MERCHANT_CONCURRENCY ?? DEFAULT_MERCHANT_CONCURRENCY;
 
@@ -103,12 +119,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
    * Gives the turn back and tells the waiters that may take one now. Never throws: a turn not given
    * back runs out with its lease, and an untold waiter asks again when its wait ends.
    */
-  async function giveTurnBack(webhookId: string, merchantId: string, deliveryId: string): Promise<void> {
+  async function giveTurnBack(turn: TurnRelease): Promise<void> {
     let next: string[];
     try {
-      next = await releaseEndpointTurn(deps.db, { webhookId, merchantId, deliveryId, limit, merchantLimit });
+      next = await releaseEndpointTurn(deps.db, turn);
     } catch (error) {
-      log.warn('the endpoint turn was not given back; its lease runs out', { deliveryId, error: String(error) });
+      log.warn('the endpoint turn was not given back; its lease runs out', {
+        deliveryId: turn.deliveryId,
+        error: String(error),
+      });
       return;
     }
     await tellWaiters(next);
@@ -116,20 +135,25 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
 
   /**
    * One attempt of delivery `deliveryId` (docs/webhooks.md): reads the delivery, the endpoint as it is now
-   * (URL, secrets, status) and the event in one query, then POSTs the payload once, signed with
-   * every secret still valid (docs/webhooks.md#secret-rotation), and counts it as attempt
-   * `attempt` in the worker's metrics (src/activities/business-metrics.ts).
+   * (URL, secrets, status) and the event, and takes a turn at the endpoint, in one statement
+   * (`findDeliveryTargetTakingTurn`), then POSTs the payload once, signed with every secret still valid
+   * (docs/webhooks.md#secret-rotation), and counts it as attempt `attempt` in the worker's metrics
+   * (src/activities/business-metrics.ts).
    * @returns `skipped` for a disabled, deleted or gone endpoint, `waiting` when the endpoint or its
    *   merchant has no turn free (nothing sent), else the attempt's outcome (a refused target, a time-out or a
-   *   non-2xx answer included)
+   *   non-2xx answer included) with the turn it holds, which the caller gives back
    * @throws ApplicationFailure `DeliveryNotFound` (non-retryable) for an unknown delivery;
    *   `WebhookAttemptNotMade` (retryable) when the store cannot be read or the event row is not
    *   readable yet: no request was made
    */
   async function attemptDelivery(deliveryId: string, attempt: number): Promise<DeliveryAttemptResult> {
-    let target: Awaited<ReturnType<typeof findDeliveryTarget>>;
+    let found: Awaited<ReturnType<typeof findDeliveryTargetTakingTurn>>;
     try {
-      target = await findDeliveryTarget(deps.db, deliveryId);
+      found = await findDeliveryTargetTakingTurn(deps.db, deliveryId, {
+        workflowId: runningWorkflowId() ?? deliveryId,
+        limit,
+        merchantLimit,
+      });
     } catch (error) {
       // Data PostgreSQL refuses will not pass: left to fail non-retryably (src/activities/data-errors.ts).
       if (isDataError(error)) throw error;
@@ -137,37 +161,26 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
         `delivery ${deliveryId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    if (!target)
+    if (!found)
       throw ApplicationFailure.create({
         type: FAILURE_TYPES.deliveryNotFound,
         message: `no delivery ${deliveryId}`,
         nonRetryable: true,
       });
+    const { target, turn } = found;
     const { delivery, webhook, event } = target;
+    const release = webhook
+      ? { webhookId: webhook.id, merchantId: webhook.merchantId, deliveryId, limit, merchantLimit }
+      : undefined;
     if (!webhook || webhook.deletedAt !== null || !receivesDeliveries(webhook.status, webhook.failureKind)) {
       // A delivery that ends here leaves its endpoint's queue, so that it holds no one back.
-      await leaveEndpointQueues(deps.db, deliveryId).catch(() => undefined);
+      if (turn.taken && release) await giveTurnBack(release);
+      else await leaveEndpointQueues(deps.db, deliveryId).catch(() => undefined);
       if (!webhook || webhook.deletedAt !== null) return { kind: 'skipped', reason: 'webhook_deleted' };
       return { kind: 'skipped', reason: webhook.status === 'disabled' ? 'webhook_disabled' : 'webhook_gone' };
     }
     if (!event) throw attemptNotMade(`event ${delivery.eventId} of delivery ${delivery.id} is not readable yet`);
-    let turn: TurnAnswer;
-    try {
-      turn = await takeEndpointTurn(deps.db, {
-        webhookId: webhook.id,
-        merchantId: webhook.merchantId,
-        deliveryId,
-        workflowId: delivery.workflowId ?? activityInfo().workflowExecution?.workflowId ?? delivery.id,
-        limit,
-        merchantLimit,
-      });
-    } catch (error) {
-      if (isDataError(error)) throw error;
-      throw attemptNotMade(
-        `no turn at the endpoint could be taken for delivery ${deliveryId}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    if (!turn.taken) {
+    if (!turn.taken || !release) {
       // Turns come free without a word when a lease runs out (a worker killed mid-request), and a told
       // waiter's signal may be lost: the refused delivery tells the waiters that may go now and were
       // not told, so the queue moves on at once instead of when their own waits end.
@@ -183,9 +196,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
         allowPrivateTargetsInSandbox: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       });
       countWebhookAttempt({ environment: webhook.environment, attempt, outcome, eventCreatedAt: event.created_at });
-      return { kind: 'attempted', outcome };
-    } finally {
-      await giveTurnBack(webhook.id, webhook.merchantId, deliveryId);
+      return { kind: 'attempted', outcome, turn: release };
+    } catch (error) {
+      await giveTurnBack(release);
+      throw error;
     }
   }
 
@@ -194,31 +208,32 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
       const started = Date.now();
       const result = await attemptDelivery(input.deliveryId, input.attempt);
       if (result.kind !== 'attempted') return result;
-      const decision = decideAfterAttempt(input.attempt, result.outcome);
+      const { outcome, turn } = result;
+      const decision = decideAfterAttempt(input.attempt, outcome);
       // The next attempt is due its delay after this failure, on the workflow's clock (docs/webhooks.md#retries).
       const failedAtMs = Date.parse(input.attemptedAt) + (Date.now() - started);
       const nextAttemptAt = decision.kind === 'retry' ? new Date(failedAtMs + decision.delayMs).toISOString() : null;
+      const record = {
+        deliveryId: input.deliveryId,
+        attempt: input.attempt,
+        attemptedAt: input.attemptedAt,
+        outcome,
+        decision,
+        nextAttemptAt,
+      };
       try {
-        await writeAttempt(
-          deps.db,
-          {
-            deliveryId: input.deliveryId,
-            attempt: input.attempt,
-            attemptedAt: input.attemptedAt,
-            outcome: result.outcome,
-            decision,
-            nextAttemptAt,
-          },
-          new Date(),
-        );
-        return { ...result, recorded: true };
+        // The record and the turn given back are one statement; if it fails, the turn is given back on its own.
+        const { tell } = await writeAttempt(deps.db, record, new Date(), turn);
+        await tellWaiters(tell);
+        return { kind: 'attempted', outcome, recorded: true };
       } catch (error) {
         log.warn('the attempt was sent but not recorded; the workflow records it', {
           deliveryId: input.deliveryId,
           attempt: input.attempt,
           error: String(error),
         });
-        return { ...result, recorded: false };
+        await giveTurnBack(turn);
+        return { kind: 'attempted', outcome, recorded: false };
       }
     },
 

@@ -12,6 +12,7 @@
  * passed without it asking (its signal was lost).
  */
 import { ENDPOINT_LEASE_MS, ENDPOINT_TOLD_MS, ENDPOINT_WAITER_LIVE_MS } from '../domain/webhooks';
+import type { Knex } from 'knex';
 import type { Db } from './knex';
 
 /** A delivery asking for a turn at its endpoint. */
@@ -58,23 +59,43 @@ export interface TurnAnswer {
  * @returns whether the turn was taken, and whom to tell when it was not
  */
 export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<TurnAnswer> {
-  const result = await db.raw<{ rows: { taken: boolean; tell: string[] }[] }>(
-    'select taken, tell from webhook_ask_turn(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [
-      request.webhookId,
-      request.merchantId,
-      request.deliveryId,
-      request.workflowId,
-      request.limit,
-      request.merchantLimit,
-      ENDPOINT_LEASE_MS / 1000,
-      ENDPOINT_WAITER_LIVE_MS / 1000,
-      FORGOTTEN_WAITER_SECONDS,
-      ENDPOINT_TOLD_MS / 1000,
-    ],
-  );
-  const row = result.rows[0];
-  return { taken: row?.taken === true, tell: row?.tell ?? [] };
+  const result = await db.raw<{ rows: { turn: TurnAnswer | null }[] }>('select ? as turn', [askTurnCall(db, request)]);
+  return turnAnswer(result.rows[0]?.turn ?? null);
+}
+
+/** An SQL value: a bound value, or an expression of the statement that holds the call (a column). */
+export type SqlValue = string | number | Knex.Raw;
+
+/**
+ * The call `webhook_ask_turn(…)` of {@link takeEndpointTurn} as an SQL expression whose value is the function's
+ * answer as JSON, `{"taken": bool, "tell": [workflow ids]}`, for a statement that asks for the turn as it reads what
+ * the attempt needs (`findDeliveryTargetTakingTurn` of db/webhooks.ts): one round trip instead of two. The request's
+ * ids may be expressions of that statement. Read its value with {@link turnAnswer}.
+ */
+export function askTurnCall(
+  db: Db,
+  request: { [K in 'webhookId' | 'merchantId' | 'deliveryId' | 'workflowId']: SqlValue } & Pick<
+    TurnRequest,
+    'limit' | 'merchantLimit'
+  >,
+): Knex.Raw {
+  return db.raw('to_jsonb(webhook_ask_turn(?, ?, ?, ?, ?, ?, ?, ?, ?, ?))', [
+    request.webhookId,
+    request.merchantId,
+    request.deliveryId,
+    request.workflowId,
+    request.limit,
+    request.merchantLimit,
+    ENDPOINT_LEASE_MS / 1000,
+    ENDPOINT_WAITER_LIVE_MS / 1000,
+    FORGOTTEN_WAITER_SECONDS,
+    ENDPOINT_TOLD_MS / 1000,
+  ]);
+}
+
+/** The answer of {@link askTurnCall}'s value; null (no turn was asked for) is not taken, nobody to tell. */
+export function turnAnswer(value: Partial<TurnAnswer> | null): TurnAnswer {
+  return { taken: value?.taken === true, tell: value?.tell ?? [] };
 }
 
 /**
@@ -84,11 +105,21 @@ export async function takeEndpointTurn(db: Db, request: TurnRequest): Promise<Tu
  * the migration's `webhook_give_turn` (webhook_told_turns).
  * @returns the workflow ids of those waiters, in queue order, to be told (they also ask again on their own)
  */
-export async function releaseEndpointTurn(
-  db: Db,
-  request: Pick<TurnRequest, 'webhookId' | 'merchantId' | 'deliveryId' | 'limit' | 'merchantLimit'>,
-): Promise<string[]> {
-  const result = await db.raw<{ rows: { tell: string[] }[] }>('select webhook_give_turn(?, ?, ?, ?, ?, ?, ?) as tell', [
+export async function releaseEndpointTurn(db: Db, request: TurnRelease): Promise<string[]> {
+  const result = await db.raw<{ rows: { tell: string[] }[] }>('select ? as tell', [giveTurnCall(db, request)]);
+  return result.rows[0]?.tell ?? [];
+}
+
+/** The turn {@link releaseEndpointTurn} gives back. */
+export type TurnRelease = Pick<TurnRequest, 'webhookId' | 'merchantId' | 'deliveryId' | 'limit' | 'merchantLimit'>;
+
+/**
+ * The call `webhook_give_turn(…)` of {@link releaseEndpointTurn} as an SQL expression (a `text[]` of the workflow ids
+ * to tell), for a statement that gives the turn back as it records the attempt (`recordAttemptGivingTurn` of
+ * db/webhooks.ts): one round trip instead of two.
+ */
+export function giveTurnCall(db: Db, request: TurnRelease): Knex.Raw {
+  return db.raw('webhook_give_turn(?, ?, ?, ?, ?, ?, ?)', [
     request.webhookId,
     request.merchantId,
     request.deliveryId,
@@ -97,7 +128,6 @@ export async function releaseEndpointTurn(
     ENDPOINT_WAITER_LIVE_MS / 1000,
     ENDPOINT_TOLD_MS / 1000,
   ]);
-  return result.rows[0]?.tell ?? [];
 }
 
 /**

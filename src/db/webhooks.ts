@@ -5,6 +5,7 @@
  * activities make.
  * Writes of the delivery workflow are idempotent: an attempt is one row per attempt number.
  */
+import type { Knex } from 'knex';
 import type { Environment } from '../domain/environment';
 import {
   deliveryStatusAfter,
@@ -27,6 +28,14 @@ import { NEWEST_FIRST } from './cursor-pages';
 import { findById, scopeColumns } from './scoped-rows';
 import { insertEventOnce, type EventInput } from './payments';
 import { subscribedWebhookIdsQuery } from './webhook-subscribers';
+import {
+  askTurnCall,
+  giveTurnCall,
+  turnAnswer,
+  type TurnAnswer,
+  type TurnRelease,
+  type TurnRequest,
+} from './webhook-turns';
 
 /** A webhook's row: the record's columns of the same name, and the others under their column names. */
 interface WebhookRow extends Pick<
@@ -300,23 +309,69 @@ export interface DeliveryTarget {
  * three). Row values of the joined tables come back as JSON; timestamps there are ISO strings.
  */
 export async function findDeliveryTarget(db: Db, id: string): Promise<DeliveryTarget | undefined> {
+  return (await readDeliveryTarget(db, id))?.target;
+}
+
+/** The columns of {@link readDeliveryTarget}'s row beside the delivery's. */
+type TargetRow = DeliveryRow & {
+  webhook_row: WebhookRow | null;
+  event_row: (EventRow & { object_id?: string | null }) | null;
+  turn?: Partial<TurnAnswer> | null;
+};
+
+/** The delivery with its webhook and event, and the value of `extra` (column `turn`) when given. */
+async function readDeliveryTarget(
+  db: Db,
+  id: string,
+  extra?: Knex.Raw,
+): Promise<{ target: DeliveryTarget; turn: TurnAnswer } | undefined> {
+  const columns = ['d.*', db.raw('to_jsonb(w) as webhook_row'), db.raw('to_jsonb(e) as event_row')];
+  if (extra) columns.push(db.raw('? as turn', [extra]));
   const row = (await db('webhook_deliveries as d')
     .leftJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .leftJoin('events as e', (join) =>
       join.on('e.id', 'd.event_id').andOn('e.merchant_id', 'd.merchant_id').andOn('e.environment', 'd.environment'),
     )
     .where('d.id', id)
-    .first('d.*', db.raw('to_jsonb(w) as webhook_row'), db.raw('to_jsonb(e) as event_row'))) as
-    | (DeliveryRow & { webhook_row: WebhookRow | null; event_row: (EventRow & { object_id?: string | null }) | null })
-    | undefined;
+    .first(columns)) as TargetRow | undefined;
   if (!row) return undefined;
-  const { webhook_row: webhook, event_row: event, ...delivery } = row;
+  const { webhook_row: webhook, event_row: event, turn, ...delivery } = row;
   return {
-    delivery: fromDeliveryRow(delivery),
-    webhook: webhook ? fromWebhookRow(webhook) : undefined,
-    event: event ? toEventRecord(event) : undefined,
-    objectId: event?.object_id ?? null,
+    target: {
+      delivery: fromDeliveryRow(delivery),
+      webhook: webhook ? fromWebhookRow(webhook) : undefined,
+      event: event ? toEventRecord(event) : undefined,
+      objectId: event?.object_id ?? null,
+    },
+    turn: turnAnswer(turn ?? null),
   };
+}
+
+/**
+ * {@link findDeliveryTarget} and, in the same statement, a turn at the endpoint for the delivery
+ * (`takeEndpointTurn` of db/webhook-turns.ts, docs/webhooks.md#isolation), asked for only when the attempt can be
+ * made: the webhook is there, not deleted, gets deliveries (`receivesDeliveries`: enabled, or failed but not by a
+ * 410) and the event is readable. One round trip and one commit where an attempt took two.
+ * @param turn the bounds and the workflow told when a turn comes free (the delivery's own `workflow_id` first)
+ * @returns undefined for an unknown delivery; else the target and the turn's answer (not taken, nobody to tell,
+ *   when no turn was asked for)
+ */
+export async function findDeliveryTargetTakingTurn(
+  db: Db,
+  id: string,
+  turn: Pick<TurnRequest, 'workflowId' | 'limit' | 'merchantLimit'>,
+): Promise<{ target: DeliveryTarget; turn: TurnAnswer } | undefined> {
+  const ask = askTurnCall(db, {
+    webhookId: db.raw('w.id'),
+    merchantId: db.raw('w.merchant_id'),
+    deliveryId: db.raw('d.id'),
+    workflowId: db.raw('coalesce(d.workflow_id, ?)', [turn.workflowId]),
+    limit: turn.limit,
+    merchantLimit: turn.merchantLimit,
+  });
+  const attemptable =
+    "w.id is not null and w.deleted_at is null and e.id is not null and (w.status = 'enabled' or (w.status = 'failed' and w.failure_kind is distinct from 'gone'))";
+  return readDeliveryTarget(db, id, db.raw(`case when ${attemptable} then ? end`, [ask]));
 }
 
 /** The attempts of these deliveries, by delivery id, each list in attempt order. */
@@ -405,6 +460,32 @@ function attemptRow(record: AttemptFields) {
  * @throws Error when the delivery does not exist
  */
 export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): Promise<WebhookStatus | undefined> {
+  return (await writeAttempt(db, record, now)).status;
+}
+
+/**
+ * {@link recordAttempt} and, in the same statement, the attempt's turn at its endpoint given back
+ * (`releaseEndpointTurn` of db/webhook-turns.ts, docs/webhooks.md#isolation): one round trip and one commit where an
+ * attempt took two. When the statement fails, neither happened.
+ * @returns the endpoint's status after the attempt and the workflow ids of the waiters to tell
+ * @throws Error when the delivery does not exist (the turn was given back)
+ */
+export async function recordAttemptGivingTurn(
+  db: Db,
+  record: AttemptRecord,
+  now: Date,
+  turn: TurnRelease,
+): Promise<{ status: WebhookStatus | undefined; tell: string[] }> {
+  return writeAttempt(db, record, now, giveTurnCall(db, turn));
+}
+
+/** {@link recordAttempt}'s statement, with the value of `extra` (a `text[]`, column `tell`) when given. */
+async function writeAttempt(
+  db: Db,
+  record: AttemptRecord,
+  now: Date,
+  extra?: Knex.Raw,
+): Promise<{ status: WebhookStatus | undefined; tell: string[] }> {
   const transition = endpointTransition(record.decision);
   let statement = db
     .with('a', db('webhook_attempts').insert(attemptRow(record)).onConflict(['delivery_id', 'attempt']).ignore())
@@ -453,9 +534,10 @@ export async function recordAttempt(db: Db, record: AttemptRecord, now: Date): P
     db.raw('coalesce(?, (select status from webhooks where id in (select webhook_id from d))) as status', [
       changedStatus,
     ]),
-  )) as { found: boolean; status: WebhookStatus | null }[];
+    extra ? db.raw('? as tell', [extra]) : db.raw("'{}'::text[] as tell"),
+  )) as { found: boolean; status: WebhookStatus | null; tell: string[] | null }[];
   if (!row?.found) throw new Error(`delivery ${record.deliveryId} does not exist`);
-  return row.status ?? undefined;
+  return { status: row.status ?? undefined, tell: row.tell ?? [] };
 }
 
 /** Ends a delivery whose endpoint was disabled or deleted before it finished (no attempt is made). */

@@ -89,6 +89,27 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     expect(dueInMs).to.be.within(5 * 60_000, 5 * 60_000 + 5_000);
   });
 
+  it('costs two statements: the read with the turn taken, and the record with the turn given back', async () => {
+    const { db, deliveryId } = await delivery();
+    const { config } = await getStack();
+    const statements: string[] = [];
+    const count = (query: { sql: string }) => statements.push(query.sql);
+    db.on('query', count);
+    try {
+      const result: RecordedAttemptResult = await new MockActivityEnvironment().run(
+        createWebhookActivities({ db, config }).deliverAndRecordWebhook,
+        { deliveryId, attempt: 1, attemptedAt: new Date().toISOString() },
+      );
+      expect(result).to.deep.include({ kind: 'attempted', recorded: true });
+    } finally {
+      db.off('query', count);
+    }
+    expect(statements).to.have.length(2);
+    expect(statements[0]).to.match(/webhook_ask_turn/);
+    expect(statements[1]).to.match(/insert into "webhook_attempts"[\s\S]*webhook_give_turn/);
+    expect(await db('webhook_endpoint_turns').where({ delivery_id: deliveryId })).to.deep.equal([]);
+  });
+
   it('answers recorded: false when the record cannot be written, the webhook sent once and nothing thrown', async () => {
     const { db, webhook, deliveryId } = await delivery();
     const { config } = await getStack();
@@ -109,6 +130,8 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
       toDeliveryView,
     );
     expect(deliveries[0]).to.include({ attempt_count: 0 });
+    // The turn went back on its own when the statement that records the attempt and gives it back failed.
+    expect(await db('webhook_endpoint_turns').where({ delivery_id: deliveryId })).to.deep.equal([]);
   });
 
   it('raises a retryable WebhookAttemptNotMade, sending nothing, when PostgreSQL cannot be reached (no attempt is used up)', async () => {
@@ -195,6 +218,8 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     expect(result).to.deep.equal({ kind: 'skipped', reason: 'webhook_gone' });
     expect(receiver.requests.length).to.equal(sentBefore);
     expect(await findWebhookById(db, webhook.id)).to.include({ status: 'failed', failureKind: 'gone' });
+    // No turn was taken for an endpoint that gets nothing, nor a place in its queue kept.
+    expect(await db('webhook_endpoint_turns').where({ delivery_id: deliveryId })).to.deep.equal([]);
   });
 
   it('clears the told mark of a waiter whose turn signal could not be sent, so that the next refusal tells it again', async () => {
