@@ -609,19 +609,19 @@ async function main(): Promise<void> {
         }),
       );
     }
-    if (selected('i')) {
-      figures.push(
-        await timed('i', async () => {
-          const figure = hostedPageFigure(context, await registerDeveloper(dev.apiUrl, 'page'));
-          say(`(i) ${figure.title}: ${rounds('i')} alternating rounds`);
-          try {
-            return await runRounds(figure, rounds('i'), say, sample);
-          } finally {
-            await figure.close();
-          }
-        }),
-      );
-    }
+    // Figure (i) is a page's time on a throttled network, both sides alike: with (f) in the run it goes beside the
+    // seed's inserts (below), where it waits on the network, not on the cores.
+    const hostedPage = () =>
+      timed('i', async () => {
+        const figure = hostedPageFigure(context, await registerDeveloper(dev.apiUrl, 'page'));
+        say(`(i) ${figure.title}: ${rounds('i')} alternating rounds`);
+        try {
+          return await runRounds(figure, rounds('i'), say, sample);
+        } finally {
+          await figure.close();
+        }
+      });
+    if (selected('i') && !selected('f')) figures.push(await hostedPage());
     // Figure (d) gives each side a fresh worker itself (see worker-memory.ts); it measures memory, not time or CPU.
     const memory = (serviceAfter?: Promise<unknown>) =>
       timed('d', async () => {
@@ -637,21 +637,22 @@ async function main(): Promise<void> {
       // ledger row, so the seed's tables without their indexes never meet them). (d)'s baseline side runs beside the
       // seed's inserts and its service side after them: the service's open payments poll for as long as the side
       // lasts, so inserts beside them would lengthen the side and add polls. (h)'s cost of a measurement waits for the
-      // seed's end and for (d)'s.
+      // seed's end and for (d)'s. (i)'s page visits, bound by their throttled network, go beside the inserts too.
       let health: ReportedFigure | undefined;
       const besideSeed =
-        selected('h') || selected('d')
+        selected('h') || selected('d') || selected('i')
           ? async (seeded: Promise<unknown>, inserted: Promise<void>) => {
+              const page = selected('i') ? hostedPage().then((figure) => figures.push(figure)) : undefined;
               const memoryFigure = selected('d') ? memory(inserted).then((figure) => figures.push(figure)) : undefined;
               if (selected('h')) {
                 say('(h) operator health on simulated time, on a database of its own');
                 health = await operatorHealthFigure(context, () => Promise.all([seeded, memoryFigure]));
               }
-              await memoryFigure;
+              await Promise.all([memoryFigure, page]);
             }
           : undefined;
       figures.push(
-        await timed(besideSeed ? `f with ${selected('h') ? 'h' : ''}${selected('d') ? 'd' : ''}` : 'f', () =>
+        await timed(besideSeed ? `f with ${['h', 'd', 'i'].filter((id) => selected(id)).join('')}` : 'f', () =>
           measureLedger(
             context,
             LEDGER,
