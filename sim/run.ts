@@ -129,21 +129,28 @@ const STALL_MS = 120_000;
 
 /**
  * `step`'s action, or a stall when it did not finish within STALL_MS of real time (the test server's clock stopped
- * moving, or an Update never answered). The step's promise is left behind: the run ends at the stall.
+ * moving, or an Update never answered), not counting the time `held()` said a lock was held for a reason (a payment's
+ * initiation retried on the wall clock, World `initiating`). The step's promise is left behind: the run ends at the
+ * stall.
  */
-async function stallOf(step: Promise<string>): Promise<{ action: string } | { stall: string }> {
-  let timer: NodeJS.Timeout | undefined;
-  const stall = new Promise<{ stall: string }>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ stall: `the step did not finish within ${STALL_MS / 1000} s of real time (a stall)` }),
-      STALL_MS,
-    );
-  });
-  try {
-    return await Promise.race([step.then((action) => ({ action })), stall]);
-  } finally {
-    clearTimeout(timer);
+async function stallOf(
+  step: Promise<string>,
+  held: () => boolean = () => false,
+): Promise<{ action: string } | { stall: string }> {
+  let done = false;
+  const finished = step.then((action) => ({ action }));
+  finished.catch(() => undefined).finally(() => (done = true));
+  let idleMs = 0;
+  let last = Date.now();
+  while (!done) {
+    await Promise.race([finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    const now = Date.now();
+    if (!held()) idleMs += now - last;
+    last = now;
+    if (!done && idleMs >= STALL_MS)
+      return { stall: `the step did not finish within ${STALL_MS / 1000} s of real time (a stall)` };
   }
+  return finished;
 }
 
 /** How long, in real time, a payment past its decision time may take to be written final (its activities run). */
@@ -240,6 +247,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   let firings = 0;
   /** Leaked time-skipping locks of the test server the driver released (sleepOnServer). */
   let releases = 0;
+  /** A payment's initiation is being tried: its time-skipping lock is held for a reason (World `initiating`). */
+  const held = () => world.initiating() > 0;
   const released = () => {
     releases++;
     log(`seed ${options.seed}: the test server's clock moved at real speed; released a leaked time-skipping lock`);
@@ -466,11 +475,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     for (;;) {
       const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
       if (daily.length === 0 || nextFiring > until) break;
-      await sleepOnServer(env, Math.max(0, nextFiring - nowMs), released);
+      await sleepOnServer(env, Math.max(0, nextFiring - nowMs), released, held);
       nowMs = Math.max(await env.currentTimeMs(), nextFiring);
       await fire(nextFiring);
     }
-    await sleepOnServer(env, Math.max(0, until - nowMs), released);
+    await sleepOnServer(env, Math.max(0, until - nowMs), released, held);
     nowMs = await env.currentTimeMs();
     return `advance ${Math.round(ms / 1000)} s`;
   };
@@ -486,7 +495,10 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     }
   };
 
-  /** Open payments past their decision time, once their workflows had SETTLE_GRACE_MS of real time to write. */
+  /**
+   * Open payments past their decision time, once their workflows had SETTLE_GRACE_MS of real time to write after the
+   * last initiation the worker was trying ended (one retried on the wall clock holds its payment's workflow task).
+   */
   const overdue = async (): Promise<string[]> => {
     const query = () =>
       db('payments')
@@ -496,9 +508,10 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         .select('id', 'status', 'decision_expected_by') as Promise<
         { id: string; status: string; decision_expected_by: Date }[]
       >;
-    const deadline = Date.now() + SETTLE_GRACE_MS;
+    let deadline = Date.now() + SETTLE_GRACE_MS;
     let late = await query();
-    while (late.length > 0 && Date.now() < deadline) {
+    while (late.length > 0 && (Date.now() < deadline || held())) {
+      if (held()) deadline = Date.now() + SETTLE_GRACE_MS;
       await new Promise((resolve) => setTimeout(resolve, 250));
       late = await query();
     }
@@ -670,6 +683,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
                       [d.int(1, 6) * 3_600_000, 10],
                     ] as const),
                   ),
+      held,
     );
     if ('stall' in stalled) return finish(step, `${kind} (stalled)`, [stalled.stall]);
     const { action } = stalled;
@@ -708,7 +722,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     )
       break;
     const stepStart = Date.now();
-    const stalled = await stallOf(advance(3_600_000));
+    const stalled = await stallOf(advance(3_600_000), held);
     if ('stall' in stalled) return finish(step, 'drain (stalled)', [stalled.stall]);
     await deliverCallbacks();
     const problems = await stepProblems();

@@ -6,7 +6,9 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
 import { createDb, type Db } from '../src/db/knex';
+import { NON_RETRYABLE_TYPES } from '../src/workflows/activity-options';
 import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
 import type { PayoutRail } from '../src/providers/payout-rail';
@@ -29,6 +31,12 @@ export interface World {
   usePayoutRail(rail: PayoutRail): void;
   /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
+  /**
+   * How many payment initiations (`initiatePayment`, a local activity) the worker is trying now: each holds its
+   * workflow task, and so a time-skipping lock, for as long as the worker retries it on the wall clock (up to the
+   * activity's 2-minute give-up), and the server's clock moves at real speed meanwhile, as it must.
+   */
+  initiating(): number;
   stop(): Promise<void>;
 }
 
@@ -40,13 +48,29 @@ export interface World {
 const LEAKED_LOCK_MS = 15_000;
 
 /**
+ * How long after a failed attempt of a payment's initiation the worker tries it again at the latest, in real
+ * milliseconds: the initiation's back-off is 20 s at most (src/workflows/activity-options.ts `initiationOptions`),
+ * and a loaded machine takes a while more.
+ */
+const LOCAL_RETRY_WITHIN_MS = 30_000;
+
+/**
  * `env.sleep(ms)` (moves the test server's clock `ms` milliseconds ahead), watched: the Java test server can leave a
  * time-skipping lock held after a workflow starts a child (Temporal's sdk-java issues 1618 and 2392), and its clock
  * then moves at real speed, so that an hour's sleep takes an hour. When the clock moved no faster than real time for
  * LEAKED_LOCK_MS of real time, the driver releases one lock (`unlockTimeSkipping`; the server refuses an unlock it has
- * no lock for, which is ignored) and calls `onRelease`.
+ * no lock for, which is ignored) and calls `onRelease`. While `held()` says a lock is held for a reason (a payment's
+ * initiation retried on the wall clock, World `initiating`), real speed is what the clock must do, and no lock is
+ * released: releasing that one let the clock skip past the payment's decision time while its initiation was still
+ * being tried (docs/simulation.md#the-first-long-run), and its own release later counted the server's locks below
+ * zero.
  */
-export async function sleepOnServer(env: TestWorkflowEnvironment, ms: number, onRelease: () => void): Promise<void> {
+export async function sleepOnServer(
+  env: TestWorkflowEnvironment,
+  ms: number,
+  onRelease: () => void,
+  held: () => boolean = () => false,
+): Promise<void> {
   let done = false;
   const sleeping = env.sleep(ms).finally(() => (done = true));
   const watch = async () => {
@@ -56,7 +80,7 @@ export async function sleepOnServer(env: TestWorkflowEnvironment, ms: number, on
       if (done) return;
       const now = { server: await env.currentTimeMs(), wall: Date.now() };
       // Skipping moves the clock by leaps; at real speed it moves no more than the wall clock did (plus a margin).
-      if (now.server - last.server > (now.wall - last.wall) * 2 + 1_000) last = now;
+      if (now.server - last.server > (now.wall - last.wall) * 2 + 1_000 || held()) last = now;
       else if (now.wall - last.wall >= LEAKED_LOCK_MS && !done) {
         onRelease();
         await env.connection.testService?.unlockTimeSkipping({}).catch(() => undefined);
@@ -117,9 +141,39 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     payoutStatus: (reference) => railSlot().payoutStatus(reference),
   };
   let plant: Plant | undefined;
-  // The activities as the worker registers them, through the current run's plant.
-  const wrap = <T extends object>(activities: T): T =>
-    plantActivities(() => plant, activities as unknown as Activities, db) as unknown as T;
+  /**
+   * Payments whose initiation the worker is trying: running an attempt (0), or between two attempts until the time
+   * (wall epoch ms) by which the worker tries it again (LOCAL_RETRY_WITHIN_MS).
+   */
+  const initiations = new Map<string, number>();
+  const initiating = () => {
+    const now = Date.now();
+    for (const [id, until] of initiations) if (until !== 0 && until < now) initiations.delete(id);
+    return initiations.size;
+  };
+  // The activities as the worker registers them, through the current run's plant, with initiations counted.
+  const wrap = <T extends object>(activities: T): T => {
+    const planted = plantActivities(() => plant, activities as unknown as Activities, db);
+    const initiatePayment: Activities['initiatePayment'] = async (input) => {
+      const id = input.payment.id;
+      initiations.set(id, 0);
+      try {
+        const result = await planted.initiatePayment(input);
+        initiations.delete(id);
+        return result;
+      } catch (error) {
+        // A failure the worker does not retry ends the initiation; another is tried again after its back-off.
+        if (
+          error instanceof ApplicationFailure &&
+          (error.nonRetryable || NON_RETRYABLE_TYPES.includes(error.type ?? ''))
+        )
+          initiations.delete(id);
+        else initiations.set(id, Date.now() + LOCAL_RETRY_WITHIN_MS);
+        throw error;
+      }
+    };
+    return { ...planted, initiatePayment } as unknown as T;
+  };
   const worker: Worker = await createTimeSkippingWorker(
     env,
     db,
@@ -140,6 +194,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     useAdapter: (next) => void (current = next),
     usePayoutRail: (next) => void (currentRail = next),
     usePlant: (next) => void (plant = next),
+    initiating,
     async stop() {
       worker.shutdown();
       await running;
