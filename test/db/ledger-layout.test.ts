@@ -51,14 +51,22 @@ describe('ledger layout: what a settlement writes and locks (docs/ledger.md#layo
     const payments = [];
     for (let i = 0; i < 5; i += 1) payments.push(await pendingThenCompleted(db, merchantId));
     const [{ start }] = (await db.raw('select pg_current_wal_insert_lsn()::text as start')).rows as { start: string }[];
-    for (const payment of payments) await settle(db, payment);
+    // Each settlement in a transaction of its own whose id picks its records out of the WAL, whatever else runs.
+    const xids: string[] = [];
+    for (const payment of payments)
+      await db.transaction(async (trx) => {
+        xids.push(((await trx.raw('select (txid_current() % 4294967296)::text as x')).rows as { x: string }[])[0]!.x);
+        await settle(trx, payment);
+      });
     const { rows } = await db.raw<{ rows: { relation: string; record: string }[] }>(
       `select distinct c.relname as relation, r.record_type as record
          from pg_get_wal_records_info(?::pg_lsn, pg_current_wal_insert_lsn()) r
          cross join lateral regexp_matches(r.block_ref, 'rel (\\d+)/(\\d+)/(\\d+)', 'g') as m
          join pg_class c on c.relfilenode = m[3]::oid and c.relname like 'ledger%'
-        where r.record_type not in ('SPLIT_L', 'SPLIT_R', 'INSERT_UPPER', 'NEWROOT', 'DEDUP', 'PRUNE_ON_ACCESS', 'VACUUM')`,
-      [start],
+        where r.xid::text = any(?::text[])
+          -- page upkeep (splits, deduplication, removal of dead entries, pruning) is not the settlement's own write
+          and r.record_type not in ('SPLIT_L', 'SPLIT_R', 'INSERT_UPPER', 'NEWROOT', 'DEDUP', 'DELETE', 'PRUNE_ON_ACCESS', 'VACUUM')`,
+      [start, xids],
     );
     const written = rows.map(
       (r) => `${r.relation} ${r.record.replace(/\+INIT$/, '').replace('INSERT_POST', 'INSERT_LEAF')}`,
@@ -66,7 +74,6 @@ describe('ledger layout: what a settlement writes and locks (docs/ledger.md#layo
     expect([...new Set(written)].sort()).to.deep.equal([
       'ledger_balance_transactions INSERT',
       'ledger_balance_transactions_available_idx INSERT_LEAF',
-      'ledger_balance_transactions_journal_id_unique INSERT_LEAF',
       'ledger_balance_transactions_list_idx INSERT_LEAF',
       'ledger_balance_transactions_pkey INSERT_LEAF',
       'ledger_balance_transactions_source_idx INSERT_LEAF',
@@ -117,7 +124,7 @@ describe('ledger layout: what a settlement writes and locks (docs/ledger.md#layo
     const journal = (await db('ledger_journals').where('cause', 'like', 'payment:%').first('id')) as { id: string };
     const posting = { line: 9, currency: 'RWF', amount: 1 };
     const balanceTransaction = {
-      id: newId('txn_'),
+      id: 'txn_missing',
       merchant_id: merchantId,
       environment: 'sandbox',
       type: 'adjustment',
@@ -148,5 +155,22 @@ describe('ledger layout: what a settlement writes and locks (docs/ledger.md#layo
       expect(error?.message).to.match(/append-only/);
     }
     expect(await db('ledger_accounts').where({ id: account.id, owner: merchantId })).to.have.length(1);
+  });
+
+  it("refuses a second balance transaction of a journal, and one whose id is not its journal's", async () => {
+    const { db } = await getStack();
+    const merchantId = await insertMerchant(db);
+    const payment = await pendingThenCompleted(db, merchantId);
+    await settle(db, payment);
+    const existing = (await db('ledger_balance_transactions').where({ source: payment.id }).first()) as Record<
+      string,
+      unknown
+    > & { id: string; journal_id: string };
+    const second = { ...existing, source: 'pay_other', rolled_up: false };
+    const duplicate = await refused(db('ledger_balance_transactions').insert(second));
+    expect(duplicate?.code, String(duplicate)).to.equal('23505'); // unique_violation: the same id as the first
+    const otherId = await refused(db('ledger_balance_transactions').insert({ ...second, id: newId('txn_') }));
+    expect(otherId?.code, String(otherId)).to.equal('23514'); // check_violation
+    expect(await db('ledger_balance_transactions').where({ journal_id: existing.journal_id })).to.have.length(1);
   });
 });

@@ -57,7 +57,7 @@ describe('bench: the ledger history figure (f) seeds (bench/figures/ledger.ts)',
       'ledger_journals_created_idx',
       'ledger_balance_transactions_tail_idx',
       'ledger_journals_cause_unique',
-      'ledger_balance_transactions_journal_id_unique',
+      'ledger_balance_transactions_id_of_journal',
     ]);
   });
 
