@@ -356,9 +356,9 @@ export interface SeedReport {
 const SEEDED_TABLES = ['ledger_journals', 'ledger_postings', 'ledger_balance_transactions'] as const;
 
 /**
- * Drops every index of the seeded tables that no foreign key leans on (all but `ledger_journals`' primary key, which
- * the postings' and balance transactions' foreign keys need): the plain ones, and the primary keys and unique
- * constraints with their constraints. Answers the rebuild: each index and constraint created again from its own
+ * Drops every index of the seeded tables that no foreign key leans on (the ledger's tables have no foreign keys among
+ * them now, docs/ledger.md#layout, so all of them): the plain ones, and the primary keys and unique constraints with
+ * their constraints. Answers the rebuild: each index and constraint created again from its own
  * definition (`pg_get_indexdef`, `pg_get_constraintdef`) under its own name, all at once, so that PostgreSQL builds
  * each in one sorted pass over the table instead of ten million single inserts, and checks each unique constraint as
  * it builds it. What a read sees after is the same schema; the indexes are as compact as ones grown at their right
@@ -411,14 +411,14 @@ async function dropSeededIndexes(db: Db): Promise<() => Promise<void>> {
  * newest {@link SEED_TAIL} rolled up into the merchant's rollup, as balance reads leave them
  * (docs/ledger.md#balance-read). Four `insert … select … from generate_series` statements on four connections at once
  * into the tables without their indexes ({@link dropSeededIndexes}; they are built again after, in one sorted pass
- * each: about half the seed's wall time and a fifth of its CPU at ten million postings), with row triggers and foreign
- * keys off for the seed's own transactions (`session_replication_role = replica`: a check per row of ten million
- * postings would take many minutes) and checkpoints spaced out while it runs (`max_wal_size`, restored after). The
- * journals keep the ledger's invariants by construction (test/lib/bench-ledger-seed.test.ts checks a small seed of the
- * same statements against all of them, and that the tables keep their indexes and constraints); here the row counts
- * are checked, and the rebuilt unique constraints check the keys. Then the seeded tables are vacuumed and analysed
- * (all four, so that no autovacuum of them follows) and a checkpoint is taken, so that the reads measured after do not
- * pay for the seed.
+ * each: about half the seed's wall time and a fifth of its CPU at ten million postings), with row triggers (the
+ * ledger's checks) off for the seed's own transactions (`session_replication_role = replica`: a check per row of ten
+ * million postings would take many minutes) and checkpoints spaced out while it runs (`max_wal_size`, restored
+ * after). The journals keep the ledger's invariants by construction (test/lib/bench-ledger-seed.test.ts checks a
+ * small seed of the same statements against all of them, and that the tables keep their indexes and constraints);
+ * here the row counts are checked, and the rebuilt unique constraints check the keys. Then the seeded tables are
+ * vacuumed and analysed (all four, so that no autovacuum of them follows) and a checkpoint is taken, so that the
+ * reads measured after do not pay for the seed.
  * @param inserted called once the rows and their indexes are written, before the vacuum, analysis and checkpoint (work
  *   that waits for the inserts' load to end, e.g. figure (d)'s open payments, starts then)
  * @throws Error when a statement wrote another number of rows than it should
@@ -431,14 +431,12 @@ export async function seedPostings(
 ): Promise<SeedReport> {
   const journals = Math.ceil(postings / 3);
   const tag = randomBytes(4).toString('hex');
-  const account = async (kind: string, owner: string) =>
-    (
-      (await db('ledger_accounts')
-        .insert({ environment: 'sandbox', currency: 'RWF', kind, owner })
-        .onConflict(['environment', 'currency', 'kind', 'owner'])
-        .merge(['kind'])
-        .returning('id')) as { id: number }[]
-    )[0]?.id as number;
+  // Accounts are append-only (an upsert's update is refused): inserted when missing, then read.
+  const account = async (kind: string, owner: string) => {
+    const key = { environment: 'sandbox', currency: 'RWF', kind, owner };
+    await db('ledger_accounts').insert(key).onConflict(['environment', 'currency', 'kind', 'owner']).ignore();
+    return ((await db('ledger_accounts').where(key).first('id')) as { id: number }).id;
+  };
   const merchantAccount = await account('merchant_balance', merchantId);
   const clearing = await account('provider_clearing', 'momo');
   const fees = await account('platform_fees', '');
@@ -457,10 +455,11 @@ export async function seedPostings(
     seeding(
       'postings',
       3 * (to - from + 1),
-      `insert into ledger_postings (journal_id, account_id, currency, amount)
-         select ${journalId}, a.account, 'RWF', a.amount
+      `insert into ledger_postings (journal_id, line, account_id, currency, amount)
+         select ${journalId}, a.line, a.account, 'RWF', a.amount
            from generate_series(?::int, ?::int) g
-           cross join (values (?::bigint, 1500::bigint), (?::bigint, -1477::bigint), (?::bigint, -23::bigint)) as a(account, amount)`,
+           cross join (values (1::smallint, ?::bigint, 1500::bigint), (2::smallint, ?::bigint, -1477::bigint),
+                              (3::smallint, ?::bigint, -23::bigint)) as a(line, account, amount)`,
       [from, to, clearing, merchantAccount, fees],
     );
   const half = Math.floor(journals / 2);

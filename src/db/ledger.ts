@@ -110,9 +110,9 @@ interface JournalCteOptions {
 /**
  * The common table expressions that write `journal` once (docs/ledger.md#invariants) as part of one statement, so a
  * journal commits with the read-model change of the same statement and costs no round trip of its own: `ledger_j`
- * (the journal row by its cause, answering its id when this statement wrote it), `ledger_p` (its postings, in the
- * draft's order) and `ledger_b` (the merchant's balance transaction, when the draft has one). A cause already written
- * makes all three write nothing.
+ * (the journal row by its cause, answering its id when this statement wrote it), `ledger_p` (its postings, numbered
+ * from line 1 in the draft's order, docs/ledger.md#layout) and `ledger_b` (the merchant's balance transaction, when the
+ * draft has one). A cause already written makes all three write nothing.
  * @param ids the journal's account ids ({@link accountIds})
  * @param at when the cause happened; `available_on` counts from it
  */
@@ -136,17 +136,16 @@ function journalCtes(
     [
       'ledger_p',
       db.raw(
-        `insert into ledger_postings (journal_id, account_id, currency, amount)
-         select ledger_j.id, v.account_id, ?, v.amount
-           from ledger_j cross join (values ${journal.postings.map(() => '(?::int, ?::bigint, ?::bigint)').join(', ')})
-             as v(n, account_id, amount)
-          order by v.n`,
+        `insert into ledger_postings (journal_id, line, account_id, currency, amount)
+         select ledger_j.id, v.line, v.account_id, ?, v.amount
+           from ledger_j cross join (values ${journal.postings.map(() => '(?::smallint, ?::bigint, ?::bigint)').join(', ')})
+             as v(line, account_id, amount)`,
         [
           journal.currency,
           ...journal.postings.flatMap((p, n) => {
             const id = ids.get(accountKey(journal.environment, journal.currency, p.account));
             if (id === undefined) throw new Error(`ledger account ${p.account.kind}:${p.account.owner} has no id`);
-            return [n, id, p.amount];
+            return [n + 1, id, p.amount];
           }),
         ],
       ),
@@ -633,7 +632,10 @@ export interface PostingRecord {
   createdAt: string;
 }
 
-/** The postings of the journals a payment and its refunds caused, oldest first. */
+/**
+ * The postings of the journals a payment and its refunds caused, oldest first; journals of the same moment in the order
+ * their causes happen (the collection, a refund's reservation, its outcome), each journal's postings by line.
+ */
 export async function listPostingsOfPayment(db: Db, paymentId: string, refundIds: readonly string[]) {
   const causes = [
     `payment:${paymentId}:completed`,
@@ -643,7 +645,10 @@ export async function listPostingsOfPayment(db: Db, paymentId: string, refundIds
     .join('ledger_journals as j', 'j.id', 'p.journal_id')
     .join('ledger_accounts as a', 'a.id', 'p.account_id')
     .whereIn('j.cause', causes)
-    .orderBy([{ column: 'j.created_at' }, { column: 'p.id' }])
+    // Journals of one moment (a late success's collection and its automatic refund) in the order they happen.
+    .orderByRaw(
+      `j.created_at, case when j.cause like 'payment:%' then 0 when j.cause like '%:reserved' then 1 else 2 end, j.cause, p.line`,
+    )
     .select('j.id as journal_id', 'j.cause', 'a.kind', 'a.owner', 'p.currency', 'p.amount', 'j.created_at')) as {
     journal_id: string;
     cause: string;

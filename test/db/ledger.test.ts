@@ -110,10 +110,11 @@ describe('ledger (docs/ledger.md#invariants)', () => {
     const [posting] = await db('ledger_postings')
       .join('ledger_accounts', 'ledger_accounts.id', 'ledger_postings.account_id')
       .where({ owner: merchantId })
-      .select('ledger_postings.id', 'journal_id');
+      .select('line', 'journal_id');
+    const key = { journal_id: posting.journal_id, line: posting.line };
     for (const attempt of [
-      db('ledger_postings').where({ id: posting.id }).update({ amount: 1 }),
-      db('ledger_postings').where({ id: posting.id }).delete(),
+      db('ledger_postings').where(key).update({ amount: 1 }),
+      db('ledger_postings').where(key).delete(),
       db('ledger_journals').where({ id: posting.journal_id }).update({ description: 'changed' }),
       db('ledger_journals').where({ id: posting.journal_id }).delete(),
       db.raw('truncate ledger_postings cascade'),
@@ -157,6 +158,7 @@ describe('ledger (docs/ledger.md#invariants)', () => {
         const [journalRow] = await trx('ledger_journals').where({ cause: `test:${merchantId}` });
         await trx('ledger_postings').insert({
           journal_id: journalRow.id,
+          line: 1,
           account_id: account.id,
           currency: 'RWF',
           amount: 5,

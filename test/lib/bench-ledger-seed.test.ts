@@ -53,10 +53,11 @@ describe('bench: the ledger history figure (f) seeds (bench/figures/ledger.ts)',
     await seedPostings(db, developer.merchantId, 300);
     expect(await schemaOfSeededTables(db)).to.deep.equal(before);
     expect(before.map((row) => row.name)).to.include.members([
-      'ledger_postings_journal_idx',
+      'ledger_postings_pkey',
+      'ledger_journals_created_idx',
       'ledger_balance_transactions_tail_idx',
       'ledger_journals_cause_unique',
-      'ledger_balance_transactions_journal_id_unique',
+      'ledger_balance_transactions_id_of_journal',
     ]);
   });
 
