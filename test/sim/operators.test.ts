@@ -107,6 +107,26 @@ describe('simulated operators (sim/operator.ts)', () => {
     expect(airtel.refunded(paid.id, clock.ms)).to.equal(paid.amount);
   });
 
+  it('shows a collection on its statement only once its lag passed, and explains the difference by the lag until then', async () => {
+    const clock = { ms: START_MS };
+    const paid = await collectedPayment('momo', clock);
+    const window = { from: '2026-01-05T00:00:00.000Z', to: '2026-01-06T00:00:00.000Z' };
+    const shown = async () =>
+      (await paid.operator.statement.entries({ window })).filter((e) => e.providerReference === paid.reference);
+    // The approval happened before the 29th minute; the statement shows it 1 minute to 4 hours after it.
+    const settledAt = paid.operator.statementSettledAt(clock.ms);
+    expect(settledAt).to.be.greaterThan(START_MS);
+    clock.ms = settledAt - 1;
+    expect(await shown()).to.deep.equal([]);
+    expect(paid.operator.explain(paid.reference, clock.ms)).to.deep.equal(['lag']);
+    clock.ms = settledAt;
+    const [entry] = await shown();
+    expect(entry).to.include({ kind: 'collection', amount: paid.amount, currency: 'RWF', status: 'settled' });
+    // Once shown, the lag explains nothing: only the payment's injected faults do (none but its callbacks' plan here).
+    expect(paid.operator.explain(paid.reference, clock.ms)).to.not.include('lag');
+    expect(paid.operator.explain('sim_unknown', clock.ms)).to.equal(undefined);
+  });
+
   it("answers M-Pesa's reversal pending, its result seconds later", async () => {
     const clock = { ms: START_MS };
     const paid = await collectedPayment('mpesa', clock);
