@@ -36,11 +36,18 @@ function summary(r: RunResult): string {
     .map(([status, n]) => `${status} ${n}`)
     .join(', ');
   return (
-    `seed ${r.seed}: ${r.payments} payments (${statuses}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
+    `seed ${r.seed}: ${r.payments} payments (${statuses}; ${Object.entries(r.providers)
+      .map(([provider, n]) => `${provider} ${n}`)
+      .join(', ')}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
     `${r.payouts} payouts (${Object.entries(r.payoutStatuses)
       .map(([status, n]) => `${status} ${n}`)
       .join(', ')}; ${r.firings} schedule firings), ` +
     `${r.deliveries} webhook requests, ` +
+    `reconciliation exceptions explained: ${
+      Object.entries(r.reconciled)
+        .map(([why, n]) => `${why} ${n}`)
+        .join(', ') || 'none'
+    }, ` +
     `${r.outages.length} operator outages (${Math.round(
       r.outages.reduce((sum, o) => sum + o.toMs - o.fromMs, 0) / 60_000,
     )} min; ${r.operator['calls in outages'] ?? 0} calls in them), ` +

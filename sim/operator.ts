@@ -9,14 +9,18 @@
  * time); outside one, the driver's last reading of the server's clock.
  */
 import type { ProviderCode } from '../src/domain/catalogue';
-import type { ProviderAnswer, ProviderOutcome } from '../src/domain/payment';
+import type { NextAction, ProviderAnswer, ProviderOutcome } from '../src/domain/payment';
+import { capabilitiesOf, type ProviderCapabilities } from '../src/domain/provider-descriptor';
+import { PROVIDER_DESCRIPTORS } from '../src/providers/descriptors';
 import {
   ProviderRefusal,
+  ProviderUnsupported,
   type InitiateRequest,
   type PaymentProvider,
   type RefundAnswer,
   type RefundRequest,
 } from '../src/providers/provider';
+import type { StatementEntry, StatementSource } from '../src/domain/reconciliation';
 import { drawOutages, type Outage } from './outages';
 import { callDraws as namedCallDraws, draws, simulatedNow } from './random';
 
@@ -30,6 +34,10 @@ interface Transaction {
   paymentId: string;
   label: string;
   amount: number;
+  currency: string;
+  /** When the operator took the request, and when the payment expires (simulated epoch milliseconds, ISO 8601). */
+  createdAtMs: number;
+  expiresAt: string;
   fate: Fate;
   cancelledAtMs?: number;
 }
@@ -71,6 +79,12 @@ export interface FaultRates {
   callbackLate: number;
 }
 
+/** The longest a movement takes to show on an operator's statement, in minutes (the shortest: 1). */
+export const STATEMENT_LAG_MINUTES = 240;
+
+/** For ever: a time after every decision of an operator. */
+const EVER_MS = Number.MAX_SAFE_INTEGER;
+
 /** The rates of an ordinary day of a flaky operator. */
 export const DEFAULT_FAULTS: FaultRates = {
   lost: 0.06,
@@ -82,6 +96,109 @@ export const DEFAULT_FAULTS: FaultRates = {
   callbackTwice: 0.15,
   callbackLate: 0.15,
 };
+
+/**
+ * What sets one simulated operator apart (docs/simulation.md#what-it-runs): its provider code, the flows its live
+ * descriptor offers (src/providers/<code>/descriptor.ts), the shapes of its references, receipts and next actions
+ * as its adapter (src/providers/<code>/adapter.ts) maps them, how it answers refunds, and its callbacks' habits.
+ */
+export interface OperatorProfile {
+  code: ProviderCode;
+  /** The live descriptor's capabilities: a cancel of an operator without one throws ProviderUnsupported. */
+  supports: ProviderCapabilities;
+  /** The operator's reference of the transaction of payment `label` (`paymentId` its id). */
+  reference(label: string, paymentId: string): string;
+  /** The receipt number of a collected transaction with reference `reference`. */
+  receipt(reference: string): string;
+  /** The reference of a paid refund sent under `key`. */
+  refundReference(key: string): string;
+  /** The next action of a request to pay (a card's client secret), none for a prompt on the customer's phone. */
+  nextAction(reference: string): NextAction | null;
+  /**
+   * True when the refund's own answer is always `pending` and its result comes later (M-Pesa's reversal, whose result
+   * Daraja sends to the callback URL, and which the adapter's refund question reads).
+   */
+  refundDecidedLater: boolean;
+  /** The profile's callback habits, over DEFAULT_FAULTS. */
+  faults: Partial<FaultRates>;
+  /**
+   * True when its first outage begins 10 minutes to 2 hours into the run (CI's short runs meet it), else 2 to 30 hours
+   * in (long runs meet it): MoMo's only, so that CI's runs meet as many outages as before the other operators came.
+   */
+  earlyOutage: boolean;
+}
+
+/** The capabilities of provider `code`, its live adapter's (`capabilitiesOf`, as the service's sandbox offers them). */
+function liveCapabilities(code: ProviderCode): ProviderCapabilities {
+  const found = PROVIDER_DESCRIPTORS.find((d) => d.code === code);
+  if (!found) throw new Error(`no descriptor for ${code}`);
+  return capabilitiesOf(found);
+}
+
+/** A reference's last eight characters, upper-cased (the simulated receipts' tail). */
+const tail = (reference: string) => reference.slice(-8).toUpperCase();
+
+/**
+ * The simulated operators, one per provider the workload pays through: MTN MoMo (callbacks as the collection API's,
+ * answer shapes of src/providers/momo), Airtel Money (`mobile_money_b`: our transaction id as the reference, the
+ * `airtel_money_id` as receipt, whole-payment refunds), M-Pesa (Daraja's `CheckoutRequestID` as reference, its
+ * receipt number, reversals answered by their result callback only, STK callbacks never retried) and Stripe
+ * (`card_gateway`: a PaymentIntent `pi_…` with its client secret as next action and its charge `ch_…` as receipt,
+ * cancels, refunds `re_…`, webhooks retried so seldom lost and often repeated).
+ */
+export const OPERATOR_PROFILES: readonly OperatorProfile[] = [
+  {
+    code: 'momo',
+    supports: liveCapabilities('momo'),
+    reference: (label, paymentId) => `sim_${label}_${paymentId.slice(-6)}`,
+    receipt: (reference) => `SIM${reference.slice(-8)}`,
+    refundReference: (key) => `simrf_${key}`,
+    nextAction: () => null,
+    refundDecidedLater: false,
+    faults: {},
+    earlyOutage: true,
+  },
+  {
+    code: 'mobile_money_b',
+    supports: liveCapabilities('mobile_money_b'),
+    reference: (label, paymentId) => `${label}${paymentId.slice(-10)}`,
+    receipt: (reference) => `MP${tail(reference)}`,
+    refundReference: (key) => `MPR${tail(key)}`,
+    nextAction: () => null,
+    refundDecidedLater: false,
+    faults: {},
+    earlyOutage: false,
+  },
+  {
+    code: 'mpesa',
+    supports: liveCapabilities('mpesa'),
+    reference: (label, paymentId) => `ws_CO_${label}_${paymentId.slice(-8)}`,
+    receipt: (reference) => `S${tail(reference).slice(-9).padStart(9, '0')}`,
+    refundReference: (key) => `R${tail(key)}`,
+    nextAction: () => null,
+    refundDecidedLater: true,
+    faults: { callbackTwice: 0.05, callbackLate: 0.1 },
+    earlyOutage: false,
+  },
+  {
+    code: 'card_gateway',
+    supports: liveCapabilities('card_gateway'),
+    reference: (label, paymentId) => `pi_sim${label}${paymentId.slice(-8)}`,
+    receipt: (reference) => `ch_${reference.slice(3)}`,
+    refundReference: (key) => `re_${tail(key)}`,
+    nextAction: (reference) => ({ type: 'card_confirm', client_secret: `${reference}_secret_sim` }),
+    refundDecidedLater: false,
+    faults: { callbackLost: 0.02, callbackTwice: 0.25, callbackLate: 0.2 },
+    earlyOutage: false,
+  },
+];
+
+/** The profile of provider `code`. @throws Error when no simulated operator serves it */
+export function operatorProfile(code: ProviderCode): OperatorProfile {
+  const found = OPERATOR_PROFILES.find((p) => p.code === code);
+  if (!found) throw new Error(`no simulated operator serves ${code}`);
+  return found;
+}
 
 /** The simulated operator: the adapter the workers call, its books, and the callbacks it owes. */
 export interface SimOperator {
@@ -108,20 +225,40 @@ export interface SimOperator {
   refundsSentTwice(): { refundId: string; keys: string[] }[];
   /** The operator's outages that began before `untilMs` (simulated epoch milliseconds). */
   outages(untilMs: number): Outage[];
+  /**
+   * The operator's statement (docs/simulation.md#reconciliation): its collections and paid refunds, each with the
+   * moment it happened, shown only from STATEMENT_LAG minutes to hours after it (drawn per entry). Its clock is the
+   * operator's (an activity's scheduled time).
+   */
+  statement: Extract<StatementSource, { method: 'transactions' }>;
+  /**
+   * Why the statement and our books may differ about the payment with operator reference `providerReference` at
+   * simulated `atMs`: `lag` when one of its entries had not shown on the statement yet, else the faults injected into
+   * its story (a late success, callbacks lost, late or repeated, an outage while it was open, a refund left pending
+   * or refused); empty when nothing explains a difference. Undefined for a reference the operator never gave.
+   */
+  explain(providerReference: string, atMs: number): string[] | undefined;
+  /** When every entry of the statement up to `nowMs` has shown on it (simulated epoch milliseconds). */
+  statementSettledAt(nowMs: number): number;
+  /** Callbacks the operator decided to send and has not sent yet (a late one, or one due in an outage). */
+  callbacksOwed(): number;
   /** Counts for the run's summary. */
   counts(): Record<string, number>;
 }
 
 /**
- * A simulated operator serving provider `code`, answering from `seed` with `faults`; `clock` is the driver's reading
- * of the test server's clock (epoch milliseconds), used outside activities.
+ * A simulated operator of `profile` (OPERATOR_PROFILES), answering from `seed` with `faults` (the profile's callback
+ * habits over them); `clock` is the driver's reading of the test server's clock (epoch milliseconds), used outside
+ * activities.
  */
 export function createSimOperator(
-  code: ProviderCode,
+  profile: OperatorProfile,
   seed: number,
   clock: () => number,
-  faults: FaultRates = DEFAULT_FAULTS,
+  rates: FaultRates = DEFAULT_FAULTS,
 ): SimOperator {
+  const { code } = profile;
+  const faults: FaultRates = { ...rates, ...profile.faults };
   const labels = new Map<string, string>();
   const byKey = new Map<string, Transaction>();
   const byReference = new Map<string, Transaction>();
@@ -136,7 +273,7 @@ export function createSimOperator(
   const count = (what: string) => (tally[what] = (tally[what] ?? 0) + 1);
 
   const now = simulatedNow(clock);
-  const outages = drawOutages(seed, code, clock());
+  const outages = drawOutages(seed, code, clock(), profile.earlyOutage);
   /** The simulated time of a call named `what`, which fails as the operator's outage does when one is on. */
   const called = (what: string): number => {
     const at = now();
@@ -154,14 +291,14 @@ export function createSimOperator(
     const decided = t.fate.kind !== 'ignore' && t.fate.atMs <= atMs;
     if (t.cancelledAtMs !== undefined && (!decided || t.cancelledAtMs < t.fate.atMs)) return { status: 'cancelled' };
     if (!decided) return { status: 'pending' };
-    if (t.fate.kind === 'approve') return { status: 'completed', receiptNumber: `SIM${t.reference.slice(-8)}` };
+    if (t.fate.kind === 'approve') return { status: 'completed', receiptNumber: profile.receipt(t.reference) };
     return { status: 'failed', failureCode: 'declined', failureMessage: 'the customer declined', reason: 'REJECTED' };
   };
   const refundAt = (r: OperatorRefund, atMs: number): RefundAnswer => {
     if (r.refused) return { status: 'failed', failureMessage: 'the operator refused the refund' };
     if (atMs < r.decideAtMs) return { status: 'pending' };
     return r.eventually === 'succeeded'
-      ? { status: 'succeeded', refundReference: `simrf_${r.key}` }
+      ? { status: 'succeeded', refundReference: profile.refundReference(r.key) }
       : { status: 'failed', failureMessage: 'the operator reversed the refund' };
   };
   const refundIdOf = (key: string) => key.split(':')[1] ?? key;
@@ -173,7 +310,7 @@ export function createSimOperator(
 
   const adapter: PaymentProvider = {
     code,
-    supports: { cancel: true, refund: true, partialRefund: true },
+    supports: profile.supports,
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
       const at = called('initiation');
       const d = callDraws(request.paymentId, 'initiate');
@@ -181,7 +318,8 @@ export function createSimOperator(
       const existing = byKey.get(request.idempotencyKey);
       if (existing) {
         if (d.chance(faults.lost)) lost('initiation');
-        return { providerReference: existing.reference, outcome: outcomeAt(existing, at), nextAction: null };
+        const outcome = outcomeAt(existing, at);
+        return { providerReference: existing.reference, outcome, nextAction: profile.nextAction(existing.reference) };
       }
       if (d.chance(faults.refusal)) {
         count('refused initiations');
@@ -209,10 +347,13 @@ export function createSimOperator(
           ? { kind: 'ignore', atMs: Number.MAX_SAFE_INTEGER, late: false }
           : { kind: kind === 'late' ? 'approve' : kind, atMs, late: atMs > expiresMs };
       const t: Transaction = {
-        reference: `sim_${label}_${request.paymentId.slice(-6)}`,
+        reference: profile.reference(label, request.paymentId),
         paymentId: request.paymentId,
         label,
         amount: request.amount,
+        currency: request.currency,
+        createdAtMs: at,
+        expiresAt: request.expiresAt,
         fate,
       };
       byKey.set(request.idempotencyKey, t);
@@ -220,7 +361,7 @@ export function createSimOperator(
       byPayment.set(request.paymentId, t);
       count('transactions');
       if (d.chance(faults.lost)) lost('initiation (after acting)');
-      return { providerReference: t.reference, outcome: outcomeAt(t, at), nextAction: null };
+      return { providerReference: t.reference, outcome: outcomeAt(t, at), nextAction: profile.nextAction(t.reference) };
     },
     async fetchStatus(providerReference) {
       const at = called('status question');
@@ -229,6 +370,7 @@ export function createSimOperator(
       return { providerReference, outcome: outcomeAt(t, at) };
     },
     async cancel(providerReference) {
+      if (!profile.supports.cancel) throw new ProviderUnsupported(code, 'cancel');
       const at = called('cancel');
       const t = transaction(providerReference);
       if (callDraws(t.paymentId, 'cancel').chance(faults.lost)) lost('cancel');
@@ -251,24 +393,32 @@ export function createSimOperator(
       const taken = [...refunds.values()]
         .filter((r) => r.reference === t.reference && !r.refused && r.eventually === 'succeeded')
         .reduce((sum, r) => sum + r.amount, 0);
+      if (!profile.supports.partialRefund && request.amount !== t.amount)
+        throw new ProviderRefusal('the simulated operator refunds the whole payment only');
       if (request.amount > t.amount - taken)
         return { status: 'failed', failureMessage: 'the operator refused the refund: it exceeds what is left' };
       if (d.chance(faults.lost)) lost('refund');
-      const answer = d.weighted<'succeeded' | 'refused' | 'pending'>([
+      const drawn = d.weighted<'succeeded' | 'refused' | 'pending'>([
         ['succeeded', Math.round((0.95 - faults.pendingRefund) * 1000)],
         ['refused', 50],
         ['pending', Math.round(faults.pendingRefund * 1000)],
       ]);
+      // An operator that answers refunds by their result callback takes each one and decides it seconds later.
+      const answer = profile.refundDecidedLater && drawn === 'succeeded' ? 'pending' : drawn;
       const r: OperatorRefund = {
         key: request.idempotencyKey,
         refundId,
         reference: t.reference,
         amount: request.amount,
         refused: answer === 'refused',
-        decideAtMs: answer === 'pending' ? outages.after(at + d.int(60, 6 * 3600) * 1000) : at,
+        decideAtMs:
+          answer !== 'pending'
+            ? at
+            : outages.after(at + (drawn === 'succeeded' ? d.int(5, 120) : d.int(60, 6 * 3600)) * 1000),
         eventually: answer === 'pending' && d.chance(0.1) ? 'failed' : 'succeeded',
       };
       refunds.set(r.key, r);
+      if (answer !== 'succeeded') fault(t.paymentId, `refund ${answer}`);
       count(answer === 'refused' ? 'refused refunds' : 'refunds taken');
       if (d.chance(faults.lost)) lost('refund (after acting)');
       return refundAt(r, at);
@@ -282,6 +432,43 @@ export function createSimOperator(
     parseCallback() {
       throw new ProviderRefusal('the simulated operator hands its callbacks to the workflow in-process');
     },
+  };
+
+  /** Each payment's injected faults, by payment id (its callbacks' plan, a late success, a refund's fate). */
+  const faultsOf = new Map<string, Set<string>>();
+  const fault = (paymentId: string, what: string) =>
+    faultsOf.set(paymentId, (faultsOf.get(paymentId) ?? new Set()).add(what));
+  const lagOf = (name: string) => draws(seed, `${name}:statement-lag`).int(1, STATEMENT_LAG_MINUTES) * 60_000;
+  /** Every movement of the operator's books, each with when it shows on the statement. */
+  const movements = (): { entry: StatementEntry; shownAtMs: number }[] => {
+    const out: { entry: StatementEntry; shownAtMs: number }[] = [];
+    for (const t of byReference.values()) {
+      if (outcomeAt(t, EVER_MS).status !== 'completed') continue;
+      const entry: StatementEntry = {
+        kind: 'collection',
+        providerReference: t.reference,
+        reference: t.reference,
+        amount: t.amount,
+        currency: t.currency,
+        status: 'settled',
+        at: new Date(t.fate.atMs).toISOString(),
+      };
+      out.push({ entry, shownAtMs: t.fate.atMs + lagOf(t.label) });
+      for (const r of refunds.values()) {
+        if (r.reference !== t.reference || refundAt(r, EVER_MS).status !== 'succeeded') continue;
+        out.push({
+          entry: {
+            ...entry,
+            kind: 'refund',
+            reference: profile.refundReference(r.key),
+            amount: r.amount,
+            at: new Date(r.decideAtMs).toISOString(),
+          },
+          shownAtMs: r.decideAtMs + lagOf(r.key),
+        });
+      }
+    }
+    return out;
   };
 
   return {
@@ -301,6 +488,7 @@ export function createSimOperator(
           ['once', Math.round((1 - faults.callbackLost - faults.callbackTwice - faults.callbackLate) * 1000)],
         ]);
         count(`callbacks ${plan}`);
+        if (plan !== 'once') fault(t.paymentId, `callbacks ${plan}`);
         if (plan === 'lost' && t.fate.late) unannounced.add(t.paymentId);
         if (plan === 'lost') silenced.add(t.paymentId);
         const callback = { paymentId: t.paymentId, providerReference: t.reference, claimed };
@@ -344,6 +532,72 @@ export function createSimOperator(
       return [...keysOf].filter(([, keys]) => keys.length > 1).map(([refundId, keys]) => ({ refundId, keys }));
     },
     outages: (untilMs) => outages.until(untilMs),
+    callbacksOwed: () => owed.length,
     counts: () => ({ ...tally }),
+    statement: {
+      method: 'transactions',
+      async entries(select) {
+        const at = now();
+        return movements()
+          .filter(({ entry, shownAtMs }) => {
+            if (shownAtMs > at) return false;
+            if ('providerReferences' in select) return select.providerReferences.includes(entry.providerReference);
+            return entry.at >= select.window.from && entry.at < select.window.to;
+          })
+          .map(({ entry }) => entry);
+      },
+    },
+    explain(providerReference, atMs) {
+      const t = byReference.get(providerReference);
+      if (!t) return undefined;
+      const unseen = movements().some((m) => m.entry.providerReference === providerReference && m.shownAtMs > atMs);
+      if (unseen) return ['lag'];
+      const why = new Set(faultsOf.get(t.paymentId));
+      if (t.fate.late) why.add('late success');
+      const endMs = t.fate.kind === 'ignore' ? Date.parse(t.expiresAt) + 3 * 60_000 : t.fate.atMs;
+      if (outages.until(endMs).some((o) => o.toMs > t.createdAtMs)) why.add('outage while open');
+      return [...why];
+    },
+    statementSettledAt: (nowMs) =>
+      Math.max(0, ...movements().map((m) => (Date.parse(m.entry.at) <= nowMs ? m.shownAtMs : 0))),
   };
+}
+
+/** The books of every simulated operator of a run, asked by payment or refund id (each id is one operator's). */
+export type OperatorBooks = Omit<SimOperator, 'adapter' | 'statement'>;
+
+/**
+ * The simulated operators of every profile (OPERATOR_PROFILES) for one run, and their books joined: a question about
+ * an id goes to every operator (only the one that served it knows it), callbacks, outages and refunds sent twice are
+ * every operator's, counts are summed.
+ */
+export function createSimOperators(
+  seed: number,
+  clock: () => number,
+): { operators: SimOperator[]; books: OperatorBooks } {
+  const operators = OPERATOR_PROFILES.map((profile) => createSimOperator(profile, seed, clock));
+  const sum = (of: (o: SimOperator) => number) => operators.reduce((total, o) => total + of(o), 0);
+  const books: OperatorBooks = {
+    label: (id, label) => operators.forEach((o) => o.label(id, label)),
+    callbacksDue: (nowMs) => operators.flatMap((o) => o.callbacksDue(nowMs)),
+    collected: (paymentId, nowMs) => sum((o) => o.collected(paymentId, nowMs)),
+    refunded: (paymentId, nowMs) => sum((o) => o.refunded(paymentId, nowMs)),
+    refundedFor: (refundId, nowMs) => sum((o) => o.refundedFor(refundId, nowMs)),
+    lateSuccessUnannounced: (paymentId) => operators.some((o) => o.lateSuccessUnannounced(paymentId)),
+    successLostToOutage: (paymentId, expiresAtMs) =>
+      operators.some((o) => o.successLostToOutage(paymentId, expiresAtMs)),
+    refundsSentTwice: () => operators.flatMap((o) => o.refundsSentTwice()),
+    outages: (untilMs) => operators.flatMap((o) => o.outages(untilMs)),
+    callbacksOwed: () => sum((o) => o.callbacksOwed()),
+    explain: (providerReference, atMs) =>
+      operators.map((o) => o.explain(providerReference, atMs)).find((why) => why !== undefined),
+    statementSettledAt: (nowMs) => Math.max(...operators.map((o) => o.statementSettledAt(nowMs))),
+    counts() {
+      const total: Record<string, number> = {};
+      for (const o of operators)
+        for (const [what, n] of Object.entries(o.counts())) total[what] = (total[what] ?? 0) + n;
+      return total;
+    },
+  };
+  return { operators, books };
 }

@@ -30,14 +30,15 @@ const MINUTE_MS = 60_000;
 
 /**
  * The outages of counterpart `name` under `seed` from `startMs` (the run's first simulated moment): the first begins
- * 10 minutes to 2 hours in, so that a short run meets one too; each later one 2 to 30 hours after the one before
- * ended. Each lasts 2 to 20 minutes (half of them), 20 to 90 minutes (35 %) or 90 minutes to 6 hours (15 %), and is
- * silent or answers 503 (even odds).
+ * 10 minutes to 2 hours in when `early` (so that a short run meets one too), else 2 to 30 hours in; each later one
+ * 2 to 30 hours after the one before ended. Each lasts 2 to 20 minutes (half of them), 20 to 90 minutes (35 %) or 90
+ * minutes to 6 hours (15 %), and is silent or answers 503 (even odds).
  */
-export function drawOutages(seed: number, name: string, startMs: number): Outages {
+export function drawOutages(seed: number, name: string, startMs: number, early = true): Outages {
   const d = draws(seed, `${name}:outages`);
   const spans: Outage[] = [];
-  let nextMs = startMs + d.int(10, 120) * MINUTE_MS;
+  const firstMinutes = d.int(10, 120);
+  let nextMs = startMs + (early ? firstMinutes : d.int(2 * 60, 30 * 60)) * MINUTE_MS;
   /** Draws spans until one begins after `atMs`. */
   const reach = (atMs: number) => {
     while (nextMs <= atMs) {

@@ -38,15 +38,17 @@ import {
   INITIATE_UPDATE_ID,
   refundPaymentUpdate,
 } from '../src/workflows/messages';
-import { insertMerchant, mobileMoneyPayment } from '../test/helpers/fixtures';
+import { cardPayment, insertMerchant, mobileMoneyPayment } from '../test/helpers/fixtures';
 import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
-import { createSimOperator, type SimOperator } from './operator';
+import { createSimOperators, OPERATOR_PROFILES, operatorProfile, type OperatorBooks } from './operator';
+import type { ReconciliationInput } from '../src/workflows/activity-contracts';
+import type { ProviderCode } from '../src/domain/catalogue';
 import type { Outage } from './outages';
 import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
-import { draws } from './random';
+import { draws, type Draws } from './random';
 import type { Received } from './endpoints';
 import { SIM_TASK_QUEUE, sleepOnServer, type World } from './world';
 
@@ -111,6 +113,10 @@ export interface RunResult {
   checkMs: number;
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
+  /** The run's payments by provider (OPERATOR_PROFILES' codes). */
+  providers: Record<string, number>;
+  /** The reconciliation exceptions about the run's payments, by what explained them (a fault, or the lag). */
+  reconciled: Record<string, number>;
   operator: Record<string, number>;
   /** The operator's outages during the run (the last one cut at the run's end), simulated epoch milliseconds. */
   outages: Outage[];
@@ -175,8 +181,15 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const wallStart = Date.now();
   let nowMs = await env.currentTimeMs();
   const startMs = nowMs;
-  const operator = createSimOperator('momo', options.seed, () => nowMs);
-  world.useAdapter(options.plant ? plantBug(options.plant, operator.adapter) : operator.adapter);
+  const { operators, books: operator } = createSimOperators(options.seed, () => nowMs);
+  world.useAdapters(operators.map((o) => (options.plant ? plantBug(options.plant, o.adapter) : o.adapter)));
+  world.useStatements((account) =>
+    account.environment === 'sandbox'
+      ? operators.find((o) => o.adapter.code === account.provider)?.statement
+      : undefined,
+  );
+  /** The reconciliation exceptions about the run's payments, each with what explained it. */
+  const reconciled: string[] = [];
   const rail = createSimPayoutRail(options.seed, () => nowMs);
   world.usePayoutRail(rail.rail);
   world.usePlant(options.plant);
@@ -280,12 +293,9 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const create = async (): Promise<string> => {
     const merchant = d.weighted(merchants.map((m) => [m, m.weight] as const));
     const label = `p${payments.length}`;
-    const amount = d.int(100, 50_000);
-    const base = mobileMoneyPayment(merchant.id, `+2507880${String(d.int(0, 99_999)).padStart(5, '0')}`, {
-      nowMs: await env.currentTimeMs(),
-      expirySeconds: d.int(2, 30) * 60,
-    });
-    const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), amount, feeAmount: feeFor(amount, 'momo') };
+    const base = drawnPayment(d, merchant.id, await env.currentTimeMs());
+    const { amount, currency, provider } = base;
+    const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), feeAmount: feeFor(amount, provider) };
     operator.label(payment.id, label);
     labels.set(payment.id, label);
     payments.push({ id: payment.id, label });
@@ -299,7 +309,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         WorkflowIdReusePolicy.REJECT_DUPLICATE,
       ),
     });
-    return `create ${label} of ${amount} RWF`;
+    return `create ${label} of ${amount} ${currency} (${provider})`;
   };
 
   const refund = async (): Promise<string> => {
@@ -327,7 +337,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       sends.map(async ({ refundId, amount }) => {
         try {
           const record = await env.client.workflow.executeUpdateWithStart(refundPaymentUpdate, {
-            args: [{ refundId, amount, capabilities: operator.adapter.supports }],
+            args: [{ refundId, amount, capabilities: operatorProfile(payment.provider).supports }],
             updateId: refundId,
             startWorkflowOperation: reopening(payment),
           });
@@ -356,7 +366,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     cancels++;
     try {
       const after = await env.client.workflow.executeUpdateWithStart(cancelPaymentUpdate, {
-        args: [{ reason: 'simulated', capabilities: operator.adapter.supports }],
+        args: [{ reason: 'simulated', capabilities: operatorProfile(payment.provider).supports }],
         updateId: `cancel-${label}`,
         startWorkflowOperation: reopening(payment),
       });
@@ -484,8 +494,11 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     return `advance ${Math.round(ms / 1000)} s`;
   };
 
+  /** When the driver last handed the service an operator's callback (simulated epoch milliseconds). */
+  let lastCallbackMs = 0;
   const deliverCallbacks = async (): Promise<void> => {
     for (const callback of operator.callbacksDue(nowMs)) {
+      lastCallbackMs = nowMs;
       const payment = await findPaymentById(db, callback.paymentId);
       if (!payment) continue;
       await deliverProviderHint({ temporal: env.client, config }, payment, {
@@ -604,17 +617,23 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     ...(await deliveryProblems()),
   ];
 
-  const finish = async (step: number, action: string, problems: string[]): Promise<RunResult> => {
-    const statuses = Object.fromEntries(
+  /** The rows of `table` of the run's merchants counted by `column`. */
+  const countBy = async (table: 'payments' | 'payouts', column: string): Promise<Record<string, number>> =>
+    Object.fromEntries(
       (
-        (await db('payments')
+        (await db(table)
           .whereIn('merchant_id', merchantIds)
-          .groupBy('status')
-          .select('status', db.raw('count(*)::int as n'))) as { status: string; n: number }[]
-      ).map((r) => [r.status, r.n]),
+          .groupBy(column)
+          .select(`${column} as key`, db.raw('count(*)::int as n'))) as { key: string; n: number }[]
+      ).map((r) => [r.key, r.n]),
     );
+
+  const finish = async (step: number, action: string, problems: string[]): Promise<RunResult> => {
+    const statuses = await countBy('payments', 'status');
     const result: RunResult = {
       seed: options.seed,
+      providers: await countBy('payments', 'provider'),
+      reconciled: reconciled.reduce<Record<string, number>>((all, why) => ({ ...all, [why]: (all[why] ?? 0) + 1 }), {}),
       steps: step,
       payments: payments.length,
       refunds,
@@ -622,14 +641,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       deliveries: world.endpoints.received().filter((r) => endpointOf.has(r.endpoint)).length,
       payouts: payouts.size,
       firings,
-      payoutStatuses: Object.fromEntries(
-        (
-          (await db('payouts')
-            .whereIn('merchant_id', merchantIds)
-            .groupBy('status')
-            .select('status', db.raw('count(*)::int as n'))) as { status: string; n: number }[]
-        ).map((r) => [r.status, r.n]),
-      ),
+      payoutStatuses: await countBy('payouts', 'status'),
       simulatedMs: nowMs - startMs,
       wallMs: Date.now() - wallStart,
       checkMs,
@@ -650,6 +662,71 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         replay: replayCommand(options),
       };
     return result;
+  };
+
+  /**
+   * The service's reconciliation (docs/simulation.md#reconciliation), run at rest on the driver's clock: the real
+   * `reconciliationWorkflow` and its activity for every simulated operator's sandbox account and every UTC day of the
+   * run, against the operators' statements (which show each movement minutes to hours late). Each exception about
+   * the run's payments must be explained: by an injected fault in the payment's story, or by the lag, in which case
+   * the driver lets every movement show, forgets the exception and reconciles again, and it must not come back.
+   * Exceptions about payments of earlier runs in the same database are not the run's (no operator of it knows them).
+   */
+  const reconciliationProblems = async (): Promise<string[]> => {
+    const days: string[] = [];
+    for (let at = startMs - (startMs % DAY_MS); at <= nowMs; at += DAY_MS)
+      days.push(new Date(at).toISOString().slice(0, 10));
+    const reconcile = async (round: number) => {
+      const runIds: string[] = [];
+      for (const { code } of OPERATOR_PROFILES)
+        for (const day of days) {
+          const input: ReconciliationInput = { provider: code, environment: 'sandbox', day };
+          // The activity itself, on the driver's clock: through `reconciliationWorkflow`, awaiting the run let the
+          // test server skip ahead to other workflows' timers, years at a time.
+          const summary = await world.reconcileProviderDay(input);
+          runIds.push(summary.runId);
+          log(
+            `seed ${options.seed} reconciled ${code} ${day} (round ${round}): ${JSON.stringify(summary)} ` +
+              `at ${new Date(await env.currentTimeMs()).toISOString()}`,
+          );
+        }
+      return (await db('reconciliation_exceptions')
+        .whereIn('run_id', runIds)
+        .select('id', 'kind', 'key', 'provider', 'provider_reference')) as {
+        id: string;
+        kind: string;
+        key: string;
+        provider: string;
+        provider_reference: string | null;
+      }[];
+    };
+    const problems: string[] = [];
+    const lagged = new Map<string, string>();
+    const atMs = nowMs;
+    for (const e of await reconcile(0)) {
+      const why = operator.explain(e.provider_reference ?? '', atMs);
+      if (why === undefined) continue;
+      if (why.includes('lag')) lagged.set(e.id, e.key);
+      else if (why.length === 0)
+        problems.push(`reconciliation exception ${e.key} (${e.provider}): no injected fault explains it`);
+      else reconciled.push(`${e.kind} (${why.join(', ')})`);
+    }
+    if (lagged.size === 0) return problems;
+    const settledAt = operator.statementSettledAt(nowMs);
+    if (settledAt > nowMs) await advance(settledAt - nowMs + 60_000);
+    await db('reconciliation_exceptions')
+      .whereIn('id', [...lagged.keys()])
+      .delete();
+    const again = new Map((await reconcile(1)).map((e) => [e.key, e]));
+    for (const key of lagged.values()) {
+      const back = again.get(key);
+      // Back once every movement showed: then a fault of its story must explain it (a refund decided late, say).
+      const why = back && operator.explain(back.provider_reference ?? '', nowMs);
+      if (!back) reconciled.push('lag, cleared');
+      else if (why && why.length > 0 && !why.includes('lag')) reconciled.push(`${back.kind} (${why.join(', ')})`);
+      else problems.push(`reconciliation exception ${key} did not clear once the statement's lag passed`);
+    }
+    return problems;
   };
 
   const endMs = startMs + options.days * 86_400_000;
@@ -713,12 +790,15 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .count('* as n')) as { n: string }[];
     // The rail's last change (a payout paid or returned) is given two hours: a paid payout is asked hourly at most.
     const railBusy = nowMs < rail.settledAtMs() + 2 * 3_600_000;
+    // Every callback the operators owe is sent, and the last one had an hour to be confirmed and written.
+    const callbacksBusy = operator.callbacksOwed() > 0 || nowMs < lastCallbackMs + 3_600_000;
     if (
       Number(open[0].n) === 0 &&
       Number(pending[0].n) === 0 &&
       Number(deliveries[0].n) === 0 &&
       Number(unsent[0].n) === 0 &&
-      !railBusy
+      !railBusy &&
+      !callbacksBusy
     )
       break;
     const stepStart = Date.now();
@@ -729,12 +809,42 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
     if (problems.length > 0) return finish(step, 'drain', problems);
   }
-  return finish(0, 'final checks', [
+  const final = [
     ...(await finalProblems(db, merchantIds, operator, nowMs)),
     ...(await finalPayoutProblems(db, merchantIds, rail, nowMs)),
     ...(await deliveryProblems()),
     ...(await undelivered()),
+  ];
+  return finish(0, 'final checks', [...final, ...(await reconciliationProblems())]);
+}
+
+/**
+ * A payment the workload draws from `d` for merchant `merchantId` at `nowMs` (simulated), spread across the simulated
+ * operators (docs/simulation.md#what-it-runs): MTN MoMo in RWF most often, then Airtel Money in RWF, M-Pesa in whole
+ * Kenyan shillings and Stripe's cards in USD; 100 to 50 000 minor units (whole shillings for M-Pesa) and an expiry of 2
+ * to 30 minutes. It draws
+ * the same count of numbers whatever the operator, so that the seed's later steps do not shift with it.
+ */
+function drawnPayment(d: Draws, merchantId: string, nowMs: number): PaymentSnapshot {
+  const provider = d.weighted<ProviderCode>([
+    ['momo', 55],
+    ['mobile_money_b', 15],
+    ['mpesa', 15],
+    ['card_gateway', 15],
   ]);
+  const amount = d.int(100, 50_000);
+  const digits = String(d.int(0, 99_999)).padStart(5, '0');
+  const expirySeconds = d.int(2, 30) * 60;
+  const expiresAt = new Date(nowMs + expirySeconds * 1000).toISOString();
+  if (provider === 'card_gateway')
+    return { ...cardPayment(merchantId, { nowMs }), amount, nextAction: null, expiresAt };
+  const phone = { momo: `+2507880${digits}`, mobile_money_b: `+2507280${digits}`, mpesa: `+2547120${digits}` }[
+    provider as 'momo' | 'mobile_money_b' | 'mpesa'
+  ];
+  const base = mobileMoneyPayment(merchantId, phone, { nowMs, expirySeconds });
+  // M-Pesa takes whole shillings (docs/providers.md#m-pesa): 1 to 500 KES in cents.
+  if (provider === 'mpesa') return { ...base, provider, currency: 'KES', amount: Math.ceil(amount / 100) * 100 };
+  return { ...base, provider, amount };
 }
 
 /** For ever: a time after every decision of the operator. */
@@ -751,7 +861,7 @@ const EVER = Number.MAX_SAFE_INTEGER;
 async function clearingProblems(
   db: Db,
   merchantIds: string[],
-  operator: SimOperator,
+  operator: OperatorBooks,
   rail: SimPayoutRail,
 ): Promise<string[]> {
   const rows = (
@@ -852,7 +962,7 @@ async function eventProblems(db: Db, merchantIds: string[]): Promise<string[]> {
  * collected minus what it refunded, but for a success after expiry whose every callback the operator lost (a
  * reconciliation exception its fault explains, docs/simulation.md#invariants).
  */
-async function finalProblems(db: Db, merchantIds: string[], operator: SimOperator, nowMs: number): Promise<string[]> {
+async function finalProblems(db: Db, merchantIds: string[], operator: OperatorBooks, nowMs: number): Promise<string[]> {
   const problems: string[] = [];
   const rows = (
     await db.raw<{

@@ -1,8 +1,9 @@
 /**
  * What the simulator runs on (docs/simulation.md#what-it-runs): Temporal's time-skipping test server, a real
- * PostgreSQL, and one worker with the real workflows and activities whose sandbox `momo` adapter is the current run's
- * simulated operator (sim/operator.ts) and whose sandbox `momo` payout rail is the run's simulated rail
- * (sim/payout-rail.ts), through the test suite's own helpers (test/helpers/stack.ts).
+ * PostgreSQL, and one worker with the real workflows and activities whose sandbox `momo`, `mobile_money_b`, `mpesa`
+ * and `card_gateway` adapters are the current run's simulated operators (sim/operator.ts) and whose sandbox `momo`
+ * payout rail is the run's simulated rail (sim/payout-rail.ts), through the test suite's own helpers
+ * (test/helpers/stack.ts).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -14,6 +15,14 @@ import type { PaymentProvider } from '../src/providers/provider';
 import type { PayoutRail } from '../src/providers/payout-rail';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
 import { startEndpoints, type Endpoints } from './endpoints';
+import {
+  createReconciliationActivities,
+  defaultStatementSource,
+  type StatementSource,
+} from '../src/activities/reconciliation-activities';
+import type { ProviderAccount } from '../src/db/reconciliation';
+import type { ReconciliationActivities } from '../src/workflows/activity-contracts';
+import { OPERATOR_PROFILES } from './operator';
 import { plantActivities, type Plant } from './plants';
 
 /** The simulator's task queue on the test server. */
@@ -25,10 +34,20 @@ export interface World {
   db: Db;
   /** The merchants' webhook endpoints (sim/endpoints.ts). */
   endpoints: Endpoints;
-  /** Puts `adapter` behind the sandbox `momo` provider of the workers (the run's operator, maybe with a plant). */
-  useAdapter(adapter: PaymentProvider): void;
+  /**
+   * Puts each of `adapters` behind the sandbox provider of its code (the run's operators, maybe with a plant); the
+   * codes are OPERATOR_PROFILES' (sim/operator.ts).
+   */
+  useAdapters(adapters: readonly PaymentProvider[]): void;
   /** Puts `rail` behind the sandbox `momo` payout rail of the workers (the run's simulated rail). */
   usePayoutRail(rail: PayoutRail): void;
+  /**
+   * Gives the workers' reconciliation activity (the real one, src/activities/reconciliation-activities.ts) `source`
+   * as the statement of each sandbox account it serves (the run's simulated operators'); other accounts keep theirs.
+   */
+  useStatements(source: (account: ProviderAccount) => StatementSource | undefined): void;
+  /** The workers' reconciliation activity itself, for the driver to run on its own clock (docs/simulation.md). */
+  reconcileProviderDay: ReconciliationActivities['reconcileProviderDay'];
   /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
   /**
@@ -113,22 +132,28 @@ async function withRetries<T>(start: () => Promise<T>): Promise<T> {
 export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL): Promise<World> {
   const env = await withRetries(createTimeSkippingEnv);
   const db = createDb(databaseUrl, 8);
-  let current: PaymentProvider | undefined;
-  const slot = (): PaymentProvider => {
-    if (!current) throw new Error('no simulated operator is in use');
-    return current;
-  };
-  // A stable object whose calls go to the run's operator: the worker is built once for every seed.
-  const adapter: PaymentProvider = {
-    code: 'momo',
-    supports: { cancel: true, refund: true, partialRefund: true },
-    initiate: (request) => slot().initiate(request),
-    fetchStatus: (reference) => slot().fetchStatus(reference),
-    cancel: (reference) => slot().cancel(reference),
-    refund: (request) => slot().refund(request),
-    fetchRefund: (request) => slot().fetchRefund(request),
-    parseCallback: (request) => slot().parseCallback(request),
-  };
+  const current = new Map<string, PaymentProvider>();
+  // Stable objects whose calls go to the run's operators: the worker is built once for every seed.
+  const stable = new Map<string, PaymentProvider>(
+    OPERATOR_PROFILES.map(({ code, supports }) => {
+      const slot = (): PaymentProvider => {
+        const adapter = current.get(code);
+        if (!adapter) throw new Error(`no simulated operator of ${code} is in use`);
+        return adapter;
+      };
+      const adapter: PaymentProvider = {
+        code,
+        supports,
+        initiate: (request) => slot().initiate(request),
+        fetchStatus: (reference) => slot().fetchStatus(reference),
+        cancel: (reference) => slot().cancel(reference),
+        refund: (request) => slot().refund(request),
+        fetchRefund: (request) => slot().fetchRefund(request),
+        parseCallback: (request) => slot().parseCallback(request),
+      };
+      return [code, adapter];
+    }),
+  );
   let currentRail: PayoutRail | undefined;
   const railSlot = (): PayoutRail => {
     if (!currentRail) throw new Error('no simulated payout rail is in use');
@@ -141,6 +166,12 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     payoutStatus: (reference) => railSlot().payoutStatus(reference),
   };
   let plant: Plant | undefined;
+  let statements: (account: ProviderAccount) => StatementSource | undefined = () => undefined;
+  const fallback = defaultStatementSource(db);
+  const { reconcileProviderDay } = createReconciliationActivities({
+    db,
+    statementSource: (account) => statements(account) ?? fallback(account),
+  });
   /**
    * Payments whose initiation the worker is trying: running an attempt (0), or between two attempts until the time
    * (wall epoch ms) by which the worker tries it again (LOCAL_RETRY_WITHIN_MS).
@@ -151,9 +182,14 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     for (const [id, until] of initiations) if (until !== 0 && until < now) initiations.delete(id);
     return initiations.size;
   };
-  // The activities as the worker registers them, through the current run's plant, with initiations counted.
+  // The activities as the worker registers them, through the current run's plant, reconciling against its
+  // statements, with initiations counted.
   const wrap = <T extends object>(activities: T): T => {
-    const planted = plantActivities(() => plant, activities as unknown as Activities, db);
+    const planted = plantActivities(
+      () => plant,
+      { ...(activities as unknown as Activities), reconcileProviderDay },
+      db,
+    );
     const initiatePayment: Activities['initiatePayment'] = async (input) => {
       const id = input.payment.id;
       initiations.set(id, 0);
@@ -180,7 +216,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     SIM_TASK_QUEUE,
     (registry) => ({
       get: (environment, provider) =>
-        environment === 'sandbox' && provider === 'momo' ? adapter : registry.get(environment, provider),
+        (environment === 'sandbox' ? stable.get(provider) : undefined) ?? registry.get(environment, provider),
     }),
     wrap,
     { get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined) },
@@ -191,10 +227,15 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     env,
     db,
     endpoints,
-    useAdapter: (next) => void (current = next),
+    useAdapters(adapters) {
+      current.clear();
+      for (const adapter of adapters) current.set(adapter.code, adapter);
+    },
     usePayoutRail: (next) => void (currentRail = next),
     usePlant: (next) => void (plant = next),
     initiating,
+    useStatements: (next) => void (statements = next),
+    reconcileProviderDay,
     async stop() {
       worker.shutdown();
       await running;

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { migratedSiblingDatabase } from '../../scripts/lib/postgres';
+import { OPERATOR_PROFILES } from '../../sim/operator';
 import { PLANTS, type Plant } from '../../sim/plants';
 import { runSeed, type RunResult } from '../../sim/run';
 import { startWorld, type World } from '../../sim/world';
@@ -99,6 +100,9 @@ describe('simulation (docs/simulation.md)', function () {
     expect(total('completed') + total('refunded')).to.be.greaterThan(0);
     expect(total('failed')).to.be.greaterThan(0);
     expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
+    // Through every simulated operator (sim/operator.ts OPERATOR_PROFILES), each holding its clearing check.
+    const providers = new Set(results.flatMap((r) => Object.keys(r.providers)));
+    expect([...providers].sort()).to.deep.equal(OPERATOR_PROFILES.map((p) => p.code).sort());
     // And payouts were asked for, and some paid through the simulated rail.
     const payouts = (status: string) => results.reduce((sum, r) => sum + (r.payoutStatuses[status] ?? 0), 0);
     expect(results.reduce((sum, r) => sum + r.payouts, 0)).to.be.greaterThan(0);
