@@ -50,7 +50,9 @@ function summary(r: RunResult): string {
     }, ` +
     `${r.outages.length} operator outages (${Math.round(
       r.outages.reduce((sum, o) => sum + o.toMs - o.fromMs, 0) / 60_000,
-    )} min; ${r.operator['calls in outages'] ?? 0} calls in them), ` +
+    )} min; ${r.operator['calls in outages'] ?? 0} calls in them, ${
+      r.operator['initiations in outages'] ?? 0
+    } of them initiations), ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
     `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step)`
   );
@@ -134,7 +136,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`[sim] ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+// Exits explicitly: the embedded PostgreSQL's exit hook (async-exit-hook) ends the process with 0 on `beforeExit`,
+// which would hide a violation's exit code 1.
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    process.stderr.write(`[sim] ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -277,7 +277,10 @@ export function createSimOperator(
   /** The simulated time of a call named `what`, which fails as the operator's outage does when one is on. */
   const called = (what: string): number => {
     const at = now();
-    if (outages.at(at)) count('calls in outages');
+    if (outages.at(at)) {
+      count('calls in outages');
+      if (what === 'initiation') count('initiations in outages');
+    }
     outages.check(at, what);
     return at;
   };

@@ -22,11 +22,12 @@ const CI_DAYS = 0.05;
  * the search stops at the first finding, so a found plant costs what it did.
  */
 /**
- * The cheapest seed found whose payments are created in an outage and were left pending past their decision time
- * before the fix (seed 4 of the first long run needs 0.1 days): each such payment's initiation costs up to 2 real
- * minutes, and the server's clock moves at real speed through the rest of the outage while one is tried.
+ * A seed whose payment is created in an operator's outage (seed 6: its first, of 10 minutes, takes one payment's
+ * initiation, tried five times), which the simulator left pending past its decision time before its watchdog told a
+ * retried initiation from a leaked lock (docs/simulation.md#the-first-long-run): that run failed in 29 s of wall time.
+ * The initiation costs up to its 2 real minutes, while the server's clock moves at real speed, as it must.
  */
-const OUTAGE_SEED = { seed: 37, days: 0.05 };
+const OUTAGE_SEED = { seed: 6, days: 0.05 };
 const PLANT_SEEDS = Array.from({ length: 16 }, (_, i) => i + 1);
 
 describe('simulation (docs/simulation.md)', function () {
@@ -78,15 +79,13 @@ describe('simulation (docs/simulation.md)', function () {
       expect(violation.problems.join('\n'), violation.problems.join('\n')).to.match(FINDINGS[plant]);
     });
 
-  // Seed 37's first outage (503, 53 to 59 minutes in) takes three payments' creates, whose initiation the worker
-  // retries on the wall clock for its 2 minutes while the server's clock must move at real speed
-  // (docs/simulation.md#the-first-long-run).
+  // The worker retries the initiation on the wall clock for its 2 minutes while the server's clock must move at real
+  // speed (docs/simulation.md#the-first-long-run).
   it(`runs seed ${OUTAGE_SEED.seed}, whose payments are created in an outage, each final by its decision time`, async function () {
     this.timeout(480_000);
     const result = await runSeed(world, OUTAGE_SEED);
     expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
-    expect(result.outages[0]?.kind).to.equal('503');
-    expect(result.operator['calls in outages'] ?? 0).to.be.greaterThan(0);
+    expect(result.operator['initiations in outages'] ?? 0).to.be.greaterThan(0);
   });
 
   it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
