@@ -642,8 +642,14 @@ async function main(): Promise<void> {
       const besideSeed =
         selected('h') || selected('d') || selected('i')
           ? async (seeded: Promise<unknown>, inserted: Promise<void>) => {
+              // (d) gives each of its sides a fresh worker, which would end the IPC that (i)'s samples read: it
+              // starts once (i) has ended, still beside the inserts.
               const page = selected('i') ? hostedPage().then((figure) => figures.push(figure)) : undefined;
-              const memoryFigure = selected('d') ? memory(inserted).then((figure) => figures.push(figure)) : undefined;
+              const memoryFigure = selected('d')
+                ? Promise.resolve(page)
+                    .then(() => memory(inserted))
+                    .then((figure) => figures.push(figure))
+                : undefined;
               if (selected('h')) {
                 say('(h) operator health on simulated time, on a database of its own');
                 health = await operatorHealthFigure(context, () => Promise.all([seeded, memoryFigure]));
