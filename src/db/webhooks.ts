@@ -349,9 +349,9 @@ async function readDeliveryTarget(
 
 /**
  * {@link findDeliveryTarget} and, in the same statement, a turn at the endpoint for the delivery
- * (`takeEndpointTurn` of db/webhook-turns.ts, docs/webhooks.md#isolation), asked for only when the attempt can be
- * made: the webhook is there, not deleted, gets deliveries (`receivesDeliveries`: enabled, or failed but not by a
- * 410) and the event is readable. One round trip and one commit where an attempt took two.
+ * (`takeEndpointTurn` of db/webhook-turns.ts, docs/webhooks.md#isolation), asked for when the webhook is there and
+ * the event is readable; the caller gives back a turn it does not use (an endpoint deleted, disabled or gone). One
+ * round trip and one commit where an attempt took two.
  * @param turn the bounds and the workflow told when a turn comes free (the delivery's own `workflow_id` first)
  * @returns undefined for an unknown delivery; else the target and the turn's answer (not taken, nobody to tell,
  *   when no turn was asked for)
@@ -369,9 +369,9 @@ export async function findDeliveryTargetTakingTurn(
     limit: turn.limit,
     merchantLimit: turn.merchantLimit,
   });
-  const attemptable =
-    "w.id is not null and w.deleted_at is null and e.id is not null and (w.status = 'enabled' or (w.status = 'failed' and w.failure_kind is distinct from 'gone'))";
-  return readDeliveryTarget(db, id, db.raw(`case when ${attemptable} then ? end`, [ask]));
+  // Only what the call itself needs: the endpoint to ask at and the event to send. Whether the endpoint gets deliveries
+  // is decided once, by `receivesDeliveries` in the activity, which gives back a turn it will not use.
+  return readDeliveryTarget(db, id, db.raw('case when w.id is not null and e.id is not null then ? end', [ask]));
 }
 
 /** The attempts of these deliveries, by delivery id, each list in attempt order. */

@@ -218,7 +218,7 @@ describe('deliverAndRecordWebhook (an attempt that records itself, docs/webhooks
     expect(result).to.deep.equal({ kind: 'skipped', reason: 'webhook_gone' });
     expect(receiver.requests.length).to.equal(sentBefore);
     expect(await findWebhookById(db, webhook.id)).to.include({ status: 'failed', failureKind: 'gone' });
-    // No turn was taken for an endpoint that gets nothing, nor a place in its queue kept.
+    // No turn is held by an endpoint that gets nothing, nor a place in its queue kept.
     expect(await db('webhook_endpoint_turns').where({ delivery_id: deliveryId })).to.deep.equal([]);
   });
 
