@@ -8,12 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { migratedRunDatabase, type Database } from '../scripts/lib/postgres';
-import { throwawaySecrets } from '../scripts/lib/secrets';
+import type { Database } from '../scripts/lib/postgres';
 import { PLANTS, type Plant } from './plants';
-import { runSeed, type RunResult } from './run';
-import { startWorld } from './world';
+import type { RunResult } from './run';
 import { spawnSync } from 'node:child_process';
 
 const root = path.resolve(__dirname, '..');
@@ -68,6 +65,16 @@ async function main(): Promise<void> {
     .parse()
     .opts<{ seed?: number; seeds: number; days: number; plant?: Plant; verbose?: boolean }>();
   const seeds = options.seed !== undefined ? [options.seed] : Array.from({ length: options.seeds }, (_, i) => i + 1);
+  // Loaded once the flags are good: the worker, the service and the database tooling take seconds to load, and a bad
+  // flag is refused before them.
+  const [{ DefaultLogger, Runtime }, { migratedRunDatabase }, { throwawaySecrets }, { runSeed }, { startWorld }] =
+    await Promise.all([
+      import('@temporalio/worker'),
+      import('../scripts/lib/postgres.js'),
+      import('../scripts/lib/secrets.js'),
+      import('./run.js'),
+      import('./world.js'),
+    ]);
 
   const runDir = path.join(root, 'var', `sim-${process.pid}`);
   fs.mkdirSync(runDir, { recursive: true });
