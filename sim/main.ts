@@ -51,7 +51,11 @@ function summary(r: RunResult): string {
       r.operator['initiations in outages'] ?? 0
     } of them initiations), ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
-    `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step)`
+    `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step); this process's CPU ${Object.entries(
+      r.cpuMs,
+    )
+      .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`)
+      .join(', ')}`
   );
 }
 

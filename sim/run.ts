@@ -111,6 +111,12 @@ export interface RunResult {
   wallMs: number;
   /** Wall milliseconds of it spent in the checks after each step (the simulator's own queries and comparisons). */
   checkMs: number;
+  /**
+   * The process's CPU milliseconds (user and system, every thread) in each phase of the run: `steps` the workload's
+   * steps, `checks` the checks after each step and each hour of the drain (with whatever the worker ran meanwhile, so
+   * an upper bound of the checks' own), `drain` the drain's hours, `final` the final checks and reconciliation.
+   */
+  cpuMs: { steps: number; checks: number; drain: number; final: number };
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
   /** The run's payments by provider (OPERATOR_PROFILES' codes). */
@@ -600,10 +606,26 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       .map((p) => `payout ${p.id} of ${p.amount} was stored, but the run asked for no such payout`);
 
   let checkMs = 0;
+  const cpuMs = { steps: 0, checks: 0, drain: 0, final: 0 };
+  /** The process's CPU milliseconds since `from` (a `process.cpuUsage()`). */
+  const cpuSince = (from: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(from);
+    return (used.user + used.system) / 1000;
+  };
+  let phaseCpu = process.cpuUsage();
+  /** The phase the run is in, to which the CPU since `phaseCpu` goes (but for the checks', counted apart). */
+  let phase: 'steps' | 'drain' | 'final' = 'steps';
+  /** Adds the process's CPU since the last call to `to`'s share. */
+  const endPhase = (to: keyof typeof cpuMs) => {
+    cpuMs[to] += cpuSince(phaseCpu);
+    phaseCpu = process.cpuUsage();
+  };
   const stepProblems = async (): Promise<string[]> => {
+    endPhase(phase);
     const started = Date.now();
     const problems = await stepChecks();
     checkMs += Date.now() - started;
+    endPhase('checks');
     return problems;
   };
   const stepChecks = async (): Promise<string[]> => [
@@ -629,6 +651,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     );
 
   const finish = async (step: number, action: string, problems: string[]): Promise<RunResult> => {
+    endPhase(phase);
     const statuses = await countBy('payments', 'status');
     const result: RunResult = {
       seed: options.seed,
@@ -645,6 +668,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       simulatedMs: nowMs - startMs,
       wallMs: Date.now() - wallStart,
       checkMs,
+      cpuMs,
       statuses,
       operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
       outages: operator.outages(nowMs).map((o) => ({ ...o, toMs: Math.min(o.toMs, nowMs) })),
@@ -771,6 +795,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   }
 
   // The drain: time passes until every payment and refund is decided, with the checks after each hour.
+  endPhase(phase);
+  phase = 'drain';
   for (let hour = 0; hour < 30 * 24; hour++) {
     const open = (await db('payments')
       .whereIn('merchant_id', merchantIds)
@@ -809,6 +835,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     log(`seed ${options.seed} drain ${new Date(nowMs).toISOString()} (${Date.now() - stepStart} ms)`);
     if (problems.length > 0) return finish(step, 'drain', problems);
   }
+  endPhase(phase);
+  phase = 'final';
   const final = [
     ...(await finalProblems(db, merchantIds, operator, nowMs)),
     ...(await finalPayoutProblems(db, merchantIds, rail, nowMs)),
