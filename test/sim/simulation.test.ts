@@ -39,75 +39,105 @@ describe('simulation (docs/simulation.md)', function () {
   // search that stops at its violation leaves that run's workflows running, and every drain moves the server's clock
   // hours ahead of the wall clock, and either changed which seed finds a plant (docs/simulation.md#the-ci-budget).
   let databaseUrl: string;
+  /**
+   * The outage seed's run, started before the other tests and awaited by its own: its initiation is retried on the
+   * wall clock for 2 real minutes during which its world does little, so it runs beside the plants' searches and the
+   * clean seeds, on a test server, worker and database of its own (nothing of it meets theirs).
+   */
+  let outageRun: Promise<{ result: RunResult } | { error: unknown }>;
   before(async () => {
-    databaseUrl = await migratedSiblingDatabase(testConfig().DATABASE_URL, 'paycollect_sim');
-  });
-
-  beforeEach(async () => {
-    world = await startWorld(databaseUrl);
-  });
-
-  afterEach(async () => {
-    await world?.stop();
-  });
-
-  /** What each planted bug breaks, as the violation says it. */
-  const FINDINGS: Record<Plant, RegExp> = {
-    'refund-sent-on-retry': /sent to the operator as|the operator's books/,
-    'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
-    'skipped-posting': /completed has 0 collection journals/,
-    'status-without-event': /without its payment\.[a-z]+ event/,
-    'duplicated-delivery': /delivered to \S+ again after its 2xx/,
-    'payout-reserved-twice': /payout \S+ \(o\d+\) \w+ has journals .*:reserved,.*:reserved:2$/m,
-  };
-
-  for (const plant of PLANTS)
-    it(`finds the planted ${plant} within ${PLANT_SEEDS.length} seeds, and names the seed and its replay`, async () => {
-      let found: RunResult | undefined;
-      for (const seed of PLANT_SEEDS) {
-        const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant });
-        if (result.violation) {
-          found = result;
-          break;
-        }
+    const suiteUrl = testConfig().DATABASE_URL;
+    const outageUrl = await migratedSiblingDatabase(suiteUrl, 'paycollect_sim_outage');
+    outageRun = (async () => {
+      const own = await startWorld(outageUrl);
+      try {
+        return await runSeed(own, OUTAGE_SEED);
+      } finally {
+        await own.stop();
       }
-      expect(found, 'no seed found the planted bug').to.not.equal(undefined);
-      const violation = found!.violation!;
-      expect(violation.replay).to.equal(
-        `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
-      );
-      expect(violation.problems.join('\n'), violation.problems.join('\n')).to.match(FINDINGS[plant]);
+    })().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    databaseUrl = await migratedSiblingDatabase(suiteUrl, 'paycollect_sim');
+  });
+
+  // Stopped before the suite goes on, whatever its test did.
+  after(async () => {
+    await outageRun;
+  });
+
+  describe('on a fresh world each', () => {
+    beforeEach(async () => {
+      world = await startWorld(databaseUrl);
     });
 
-  // The worker retries the initiation on the wall clock for its 2 minutes while the server's clock must move at real
-  // speed (docs/simulation.md#the-first-long-run).
-  it(`runs seed ${OUTAGE_SEED.seed}, whose payments are created in an outage, each final by its decision time`, async function () {
-    this.timeout(480_000);
-    const result = await runSeed(world, OUTAGE_SEED);
-    expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
-    expect(result.operator['initiations in outages'] ?? 0).to.be.greaterThan(0);
+    afterEach(async () => {
+      await world?.stop();
+    });
+
+    /** What each planted bug breaks, as the violation says it. */
+    const FINDINGS: Record<Plant, RegExp> = {
+      'refund-sent-on-retry': /sent to the operator as|the operator's books/,
+      'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+      'skipped-posting': /completed has 0 collection journals/,
+      'status-without-event': /without its payment\.[a-z]+ event/,
+      'duplicated-delivery': /delivered to \S+ again after its 2xx/,
+      'payout-reserved-twice': /payout \S+ \(o\d+\) \w+ has journals .*:reserved,.*:reserved:2$/m,
+    };
+
+    for (const plant of PLANTS)
+      it(`finds the planted ${plant} within ${PLANT_SEEDS.length} seeds, and names the seed and its replay`, async () => {
+        let found: RunResult | undefined;
+        for (const seed of PLANT_SEEDS) {
+          const result = await runSeed(world, { seed, days: CI_DAYS * 2, plant });
+          if (result.violation) {
+            found = result;
+            break;
+          }
+        }
+        expect(found, 'no seed found the planted bug').to.not.equal(undefined);
+        const violation = found!.violation!;
+        expect(violation.replay).to.equal(
+          `npm run sim -- --seed ${violation.seed} --days ${CI_DAYS * 2} --plant ${plant}`,
+        );
+        expect(violation.problems.join('\n'), violation.problems.join('\n')).to.match(FINDINGS[plant]);
+      });
+
+    it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
+      const results: RunResult[] = [];
+      for (const seed of CI_SEEDS) results.push(await runSeed(world, { seed, days: CI_DAYS }));
+      for (const result of results)
+        expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
+      // The runs did something: payments decided both ways, and refunds sent.
+      const total = (status: string) => results.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
+      expect(results.reduce((sum, r) => sum + r.payments, 0)).to.be.greaterThan(10);
+      expect(total('completed') + total('refunded')).to.be.greaterThan(0);
+      expect(total('failed')).to.be.greaterThan(0);
+      expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
+      // Through every simulated operator (sim/operator.ts OPERATOR_PROFILES), each holding its clearing check.
+      const providers = new Set(results.flatMap((r) => Object.keys(r.providers)));
+      expect([...providers].sort()).to.deep.equal(OPERATOR_PROFILES.map((p) => p.code).sort());
+      // And payouts were asked for, and some paid through the simulated rail.
+      const payouts = (status: string) => results.reduce((sum, r) => sum + (r.payoutStatuses[status] ?? 0), 0);
+      expect(results.reduce((sum, r) => sum + r.payouts, 0)).to.be.greaterThan(0);
+      expect(payouts('paid') + payouts('returned')).to.be.greaterThan(0);
+      // And the operator was down for a while, with calls that fell in its outages (answered 503 or nothing).
+      expect(results.reduce((sum, r) => sum + r.outages.length, 0)).to.be.greaterThan(0);
+      expect(results.reduce((sum, r) => sum + (r.operator['calls in outages'] ?? 0), 0)).to.be.greaterThan(0);
+    });
   });
 
-  it(`runs seeds ${CI_SEEDS.join(', ')} with every invariant holding after every step and at the end`, async () => {
-    const results: RunResult[] = [];
-    for (const seed of CI_SEEDS) results.push(await runSeed(world, { seed, days: CI_DAYS }));
-    for (const result of results)
+  // The worker retries the initiation on the wall clock for its 2 minutes while the server's clock must move at real
+  // speed (docs/simulation.md#the-first-long-run). Last: its run began with the file, beside the tests above.
+  describe('beside the others', () => {
+    it(`runs seed ${OUTAGE_SEED.seed}, whose payments are created in an outage, each final by its decision time`, async function () {
+      this.timeout(480_000);
+      const outcome = await outageRun;
+      if ('error' in outcome) throw outcome.error;
+      const { result } = outcome;
       expect(result.violation, JSON.stringify(result.violation, null, 2)).to.equal(undefined);
-    // The runs did something: payments decided both ways, and refunds sent.
-    const total = (status: string) => results.reduce((sum, r) => sum + (r.statuses[status] ?? 0), 0);
-    expect(results.reduce((sum, r) => sum + r.payments, 0)).to.be.greaterThan(10);
-    expect(total('completed') + total('refunded')).to.be.greaterThan(0);
-    expect(total('failed')).to.be.greaterThan(0);
-    expect(results.reduce((sum, r) => sum + r.refunds, 0)).to.be.greaterThan(0);
-    // Through every simulated operator (sim/operator.ts OPERATOR_PROFILES), each holding its clearing check.
-    const providers = new Set(results.flatMap((r) => Object.keys(r.providers)));
-    expect([...providers].sort()).to.deep.equal(OPERATOR_PROFILES.map((p) => p.code).sort());
-    // And payouts were asked for, and some paid through the simulated rail.
-    const payouts = (status: string) => results.reduce((sum, r) => sum + (r.payoutStatuses[status] ?? 0), 0);
-    expect(results.reduce((sum, r) => sum + r.payouts, 0)).to.be.greaterThan(0);
-    expect(payouts('paid') + payouts('returned')).to.be.greaterThan(0);
-    // And the operator was down for a while, with calls that fell in its outages (answered 503 or nothing).
-    expect(results.reduce((sum, r) => sum + r.outages.length, 0)).to.be.greaterThan(0);
-    expect(results.reduce((sum, r) => sum + (r.operator['calls in outages'] ?? 0), 0)).to.be.greaterThan(0);
+      expect(result.operator['initiations in outages'] ?? 0).to.be.greaterThan(0);
+    });
   });
 });
