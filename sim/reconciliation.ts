@@ -89,19 +89,25 @@ interface BalanceRead {
 
 /** What the reconciliation of one run needs of it. */
 export interface ReconcilerDeps {
+  /** The test environment whose client starts the runs (sim/world.ts). */
   env: TestWorkflowEnvironment;
   db: Db;
+  /** The run's seed: the balances' lags are drawn from it. */
   seed: number;
+  /** The run's simulated operators (their statements, profiles and books), and their books joined. */
   operators: readonly SimOperator[];
   books: OperatorBooks;
+  /** The run's simulated payout rail: MoMo's balance holds what it paid out (its Disbursement account). */
   rail: SimPayoutRail;
   /** The driver's reading of the server's clock (simulated epoch ms). */
   clock: () => number;
+  /** The run's merchants: the payments and payouts of the run are theirs. */
   merchantIds: string[];
   /** The run's payouts' ids, in the order asked for. */
   payouts: () => Iterable<string>;
   /** When the run began, wall epoch ms: exceptions recorded before it are not the run's. */
   wallStart: number;
+  /** Where progress lines go (`--verbose`). */
   log: (line: string) => void;
 }
 
