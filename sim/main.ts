@@ -40,7 +40,7 @@ function summary(r: RunResult): string {
       .map(([status, n]) => `${status} ${n}`)
       .join(', ')}; ${r.firings} schedule firings), ` +
     `${r.deliveries} webhook requests, ` +
-    `reconciliation exceptions explained: ${
+    `reconciliation runs ${r.reconciliations.daily} daily and ${r.reconciliations.final} at rest, exceptions explained: ${
       Object.entries(r.reconciled)
         .map(([why, n]) => `${why} ${n}`)
         .join(', ') || 'none'

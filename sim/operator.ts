@@ -126,6 +126,12 @@ export interface OperatorProfile {
    * in (long runs meet it): MoMo's only, so that CI's runs meet as many outages as before the other operators came.
    */
   earlyOutage: boolean;
+  /**
+   * How the service reconciles its live account (docs/reconciliation.md#sources): by the transactions of a statement
+   * (Stripe, and M-Pesa's statement stands in for the balance query not wired yet), or by a balance only (MTN MoMo,
+   * Airtel Money), which the simulator then gives its sandbox account too.
+   */
+  reconciledBy: 'transactions' | 'balance';
 }
 
 /** The capabilities of provider `code`, its live adapter's (`capabilitiesOf`, as the service's sandbox offers them). */
@@ -157,6 +163,7 @@ export const OPERATOR_PROFILES: readonly OperatorProfile[] = [
     refundDecidedLater: false,
     faults: {},
     earlyOutage: true,
+    reconciledBy: 'balance',
   },
   {
     code: 'mobile_money_b',
@@ -168,6 +175,7 @@ export const OPERATOR_PROFILES: readonly OperatorProfile[] = [
     refundDecidedLater: false,
     faults: {},
     earlyOutage: false,
+    reconciledBy: 'balance',
   },
   {
     code: 'mpesa',
@@ -179,6 +187,7 @@ export const OPERATOR_PROFILES: readonly OperatorProfile[] = [
     refundDecidedLater: true,
     faults: { callbackTwice: 0.05, callbackLate: 0.1 },
     earlyOutage: false,
+    reconciledBy: 'transactions',
   },
   {
     code: 'card_gateway',
@@ -190,6 +199,7 @@ export const OPERATOR_PROFILES: readonly OperatorProfile[] = [
     refundDecidedLater: false,
     faults: { callbackLost: 0.02, callbackTwice: 0.25, callbackLate: 0.2 },
     earlyOutage: false,
+    reconciledBy: 'transactions',
   },
 ];
 
@@ -203,6 +213,8 @@ export function operatorProfile(code: ProviderCode): OperatorProfile {
 /** The simulated operator: the adapter the workers call, its books, and the callbacks it owes. */
 export interface SimOperator {
   adapter: PaymentProvider;
+  /** What sets it apart (OPERATOR_PROFILES). */
+  profile: OperatorProfile;
   /** Names a payment or a refund id with the driver's label (`p12`, `p12r1`), which keys its draws. */
   label(id: string, label: string): void;
   /** The callbacks due by `nowMs` (simulated), drawn once per decision: none, one, two, or one later. */
@@ -233,11 +245,17 @@ export interface SimOperator {
   statement: Extract<StatementSource, { method: 'transactions' }>;
   /**
    * Why the statement and our books may differ about the payment with operator reference `providerReference` at
-   * simulated `atMs`: `lag` when one of its entries had not shown on the statement yet, else the faults injected into
-   * its story (a late success, callbacks lost, late or repeated, an outage while it was open, a refund left pending
-   * or refused); empty when nothing explains a difference. Undefined for a reference the operator never gave.
+   * simulated `atMs`: `lag` when one of its entries had not shown on the statement yet, and the faults injected into
+   * its story (`late success`, `callbacks lost`, `callbacks late`, `callbacks twice`, `outage while open`, `refund
+   * pending`, `refund refused`); empty when nothing explains a difference. Which of them can make which exception is
+   * sim/reconciliation.ts `CAUSES`. Undefined for a reference the operator never gave.
    */
   explain(providerReference: string, atMs: number): string[] | undefined;
+  /**
+   * What the operator's account holds in `currency` from the run's movements done by `atMs` (simulated epoch
+   * milliseconds): its collections less the refunds it paid, minor units (its balance less what it held before).
+   */
+  balanceAt(currency: string, atMs: number): number;
   /** When every entry of the statement up to `nowMs` has shown on it (simulated epoch milliseconds). */
   statementSettledAt(nowMs: number): number;
   /** Callbacks the operator decided to send and has not sent yet (a late one, or one due in an outage). */
@@ -476,6 +494,7 @@ export function createSimOperator(
 
   return {
     adapter,
+    profile,
     label: (id, label) => void labels.set(id, label),
     callbacksDue(nowMs) {
       for (const t of byReference.values()) {
@@ -554,8 +573,8 @@ export function createSimOperator(
       const t = byReference.get(providerReference);
       if (!t) return undefined;
       const unseen = movements().some((m) => m.entry.providerReference === providerReference && m.shownAtMs > atMs);
-      if (unseen) return ['lag'];
-      const why = new Set(faultsOf.get(t.paymentId));
+      const why = new Set(unseen ? ['lag'] : []);
+      for (const what of faultsOf.get(t.paymentId) ?? []) why.add(what);
       if (t.fate.late) why.add('late success');
       const endMs = t.fate.kind === 'ignore' ? Date.parse(t.expiresAt) + 3 * 60_000 : t.fate.atMs;
       if (outages.until(endMs).some((o) => o.toMs > t.createdAtMs)) why.add('outage while open');
@@ -563,11 +582,15 @@ export function createSimOperator(
     },
     statementSettledAt: (nowMs) =>
       Math.max(0, ...movements().map((m) => (Date.parse(m.entry.at) <= nowMs ? m.shownAtMs : 0))),
+    balanceAt: (currency, atMs) =>
+      movements()
+        .filter(({ entry }) => entry.currency === currency && Date.parse(entry.at) <= atMs)
+        .reduce((sum, { entry }) => sum + (entry.kind === 'collection' ? entry.amount : -entry.amount), 0),
   };
 }
 
 /** The books of every simulated operator of a run, asked by payment or refund id (each id is one operator's). */
-export type OperatorBooks = Omit<SimOperator, 'adapter' | 'statement'>;
+export type OperatorBooks = Omit<SimOperator, 'adapter' | 'statement' | 'profile'>;
 
 /**
  * The simulated operators of every profile (OPERATOR_PROFILES) for one run, and their books joined: a question about
@@ -595,6 +618,7 @@ export function createSimOperators(
     explain: (providerReference, atMs) =>
       operators.map((o) => o.explain(providerReference, atMs)).find((why) => why !== undefined),
     statementSettledAt: (nowMs) => Math.max(...operators.map((o) => o.statementSettledAt(nowMs))),
+    balanceAt: (currency, atMs) => sum((o) => o.balanceAt(currency, atMs)),
     counts() {
       const total: Record<string, number> = {};
       for (const o of operators)

@@ -42,8 +42,7 @@ import { cardPayment, insertMerchant, mobileMoneyPayment } from '../test/helpers
 import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
-import { createSimOperators, OPERATOR_PROFILES, operatorProfile, type OperatorBooks } from './operator';
-import type { ReconciliationInput } from '../src/workflows/activity-contracts';
+import { createSimOperators, operatorProfile, type OperatorBooks } from './operator';
 import type { ProviderCode } from '../src/domain/catalogue';
 import type { Outage } from './outages';
 import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
@@ -51,6 +50,7 @@ import { plantBug, type Plant } from './plants';
 import { draws, type Draws } from './random';
 import type { Received } from './endpoints';
 import { SIM_TASK_QUEUE, sleepOnServer, type World } from './world';
+import { createReconciler, RECONCILIATION_AT_MS } from './reconciliation';
 
 /** The events each merchant's endpoint subscribes to (docs/webhooks.md): every one the run's payments emit. */
 export const SUBSCRIBED_EVENTS = [
@@ -121,8 +121,13 @@ export interface RunResult {
   statuses: Record<string, number>;
   /** The run's payments by provider (OPERATOR_PROFILES' codes). */
   providers: Record<string, number>;
-  /** The reconciliation exceptions about the run's payments, by what explained them (a fault, or the lag). */
+  /**
+   * The reconciliation exceptions about the run, by their kind and what explained them (faults of that kind, a lag or
+   * a movement in flight that cleared), sim/reconciliation.ts.
+   */
   reconciled: Record<string, number>;
+  /** The runs of `reconciliationWorkflow` that completed: the daily Schedule's during the run, and at rest. */
+  reconciliations: { daily: number; final: number };
   operator: Record<string, number>;
   /** The operator's outages during the run (the last one cut at the run's end), simulated epoch milliseconds. */
   outages: Outage[];
@@ -189,13 +194,6 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const startMs = nowMs;
   const { operators, books: operator } = createSimOperators(options.seed, () => nowMs);
   world.useAdapters(operators.map((o) => (options.plant ? plantBug(options.plant, o.adapter) : o.adapter)));
-  world.useStatements((account) =>
-    account.environment === 'sandbox'
-      ? operators.find((o) => o.adapter.code === account.provider)?.statement
-      : undefined,
-  );
-  /** The reconciliation exceptions about the run's payments, each with what explained it. */
-  const reconciled: string[] = [];
   const rail = createSimPayoutRail(options.seed, () => nowMs);
   world.usePayoutRail(rail.rail);
   world.usePlant(options.plant);
@@ -242,6 +240,23 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   }
   /** The run's payouts in the order they were asked for, by id; `o3` labels. */
   const payouts = new Map<string, string>();
+  const reconciler = createReconciler({
+    env,
+    db,
+    seed: options.seed,
+    operators,
+    books: operator,
+    rail,
+    clock: () => nowMs,
+    merchantIds,
+    payouts: () => payouts.keys(),
+    wallStart,
+    log,
+  });
+  world.useStatements((account) => reconciler.statement(account));
+  await reconciler.open();
+  /** Problems a daily reconciliation found during a step, reported with the step's checks. */
+  const reconciliationProblems: string[] = [];
   const payments: { id: string; label: string }[] = [];
   const labels = new Map<string, string>();
   // One endpoint per merchant, subscribed to every event the run emits; it answers 503 to a drawn share of attempts.
@@ -485,15 +500,26 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     }
   };
 
-  /** Moves the clock `ms` ahead, stopping at each firing of the daily schedules on the way. */
+  /** The next time after the driver's clock that is `ofDayMs` milliseconds after a UTC midnight. */
+  const nextOfDay = (ofDayMs: number) => Math.ceil((nowMs - ofDayMs + 1) / DAY_MS) * DAY_MS + ofDayMs;
+  /**
+   * Moves the clock `ms` ahead, stopping at each firing of the daily payout schedules and of the daily reconciliation
+   * on the way (the callbacks due by then are handed over first, as the callback route would have).
+   */
   const advance = async (ms: number): Promise<string> => {
     const until = nowMs + ms;
     for (;;) {
-      const nextFiring = Math.ceil((nowMs - SIX_HOURS_MS + 1) / DAY_MS) * DAY_MS + SIX_HOURS_MS;
-      if (daily.length === 0 || nextFiring > until) break;
-      await sleepOnServer(env, Math.max(0, nextFiring - nowMs), released, held);
-      nowMs = Math.max(await env.currentTimeMs(), nextFiring);
-      await fire(nextFiring);
+      const payoutsAt = daily.length > 0 ? nextOfDay(SIX_HOURS_MS) : Number.MAX_SAFE_INTEGER;
+      const reconcileAt = nextOfDay(RECONCILIATION_AT_MS);
+      const next = Math.min(payoutsAt, reconcileAt);
+      if (next > until) break;
+      await sleepOnServer(env, Math.max(0, next - nowMs), released, held);
+      nowMs = Math.max(await env.currentTimeMs(), next);
+      if (next === payoutsAt) await fire(next);
+      else {
+        await deliverCallbacks();
+        reconciliationProblems.push(...(await reconciler.daily(next)));
+      }
     }
     await sleepOnServer(env, Math.max(0, until - nowMs), released, held);
     nowMs = await env.currentTimeMs();
@@ -629,6 +655,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     return problems;
   };
   const stepChecks = async (): Promise<string[]> => [
+    ...reconciliationProblems.splice(0),
     ...(await ledgerProblems(db, { merchantIds })),
     ...operator.refundsSentTwice().map((r) => `refund ${r.refundId} was sent to the operator as ${r.keys.join(', ')}`),
     ...rail.sentAgain().map((r) => `payout ${r.payoutId} was sent to the rail again after it answered ${r.answered}`),
@@ -656,7 +683,10 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const result: RunResult = {
       seed: options.seed,
       providers: await countBy('payments', 'provider'),
-      reconciled: reconciled.reduce<Record<string, number>>((all, why) => ({ ...all, [why]: (all[why] ?? 0) + 1 }), {}),
+      reconciled: reconciler
+        .explained()
+        .reduce<Record<string, number>>((all, why) => ({ ...all, [why]: (all[why] ?? 0) + 1 }), {}),
+      reconciliations: reconciler.runs(),
       steps: step,
       payments: payments.length,
       refunds,
@@ -686,71 +716,6 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         replay: replayCommand(options),
       };
     return result;
-  };
-
-  /**
-   * The service's reconciliation (docs/simulation.md#reconciliation), run at rest on the driver's clock: the real
-   * `reconciliationWorkflow` and its activity for every simulated operator's sandbox account and every UTC day of the
-   * run, against the operators' statements (which show each movement minutes to hours late). Each exception about
-   * the run's payments must be explained: by an injected fault in the payment's story, or by the lag, in which case
-   * the driver lets every movement show, forgets the exception and reconciles again, and it must not come back.
-   * Exceptions about payments of earlier runs in the same database are not the run's (no operator of it knows them).
-   */
-  const reconciliationProblems = async (): Promise<string[]> => {
-    const days: string[] = [];
-    for (let at = startMs - (startMs % DAY_MS); at <= nowMs; at += DAY_MS)
-      days.push(new Date(at).toISOString().slice(0, 10));
-    const reconcile = async (round: number) => {
-      const runIds: string[] = [];
-      for (const { code } of OPERATOR_PROFILES)
-        for (const day of days) {
-          const input: ReconciliationInput = { provider: code, environment: 'sandbox', day };
-          // The activity itself, on the driver's clock: through `reconciliationWorkflow`, awaiting the run let the
-          // test server skip ahead to other workflows' timers, years at a time.
-          const summary = await world.reconcileProviderDay(input);
-          runIds.push(summary.runId);
-          log(
-            `seed ${options.seed} reconciled ${code} ${day} (round ${round}): ${JSON.stringify(summary)} ` +
-              `at ${new Date(await env.currentTimeMs()).toISOString()}`,
-          );
-        }
-      return (await db('reconciliation_exceptions')
-        .whereIn('run_id', runIds)
-        .select('id', 'kind', 'key', 'provider', 'provider_reference')) as {
-        id: string;
-        kind: string;
-        key: string;
-        provider: string;
-        provider_reference: string | null;
-      }[];
-    };
-    const problems: string[] = [];
-    const lagged = new Map<string, string>();
-    const atMs = nowMs;
-    for (const e of await reconcile(0)) {
-      const why = operator.explain(e.provider_reference ?? '', atMs);
-      if (why === undefined) continue;
-      if (why.includes('lag')) lagged.set(e.id, e.key);
-      else if (why.length === 0)
-        problems.push(`reconciliation exception ${e.key} (${e.provider}): no injected fault explains it`);
-      else reconciled.push(`${e.kind} (${why.join(', ')})`);
-    }
-    if (lagged.size === 0) return problems;
-    const settledAt = operator.statementSettledAt(nowMs);
-    if (settledAt > nowMs) await advance(settledAt - nowMs + 60_000);
-    await db('reconciliation_exceptions')
-      .whereIn('id', [...lagged.keys()])
-      .delete();
-    const again = new Map((await reconcile(1)).map((e) => [e.key, e]));
-    for (const key of lagged.values()) {
-      const back = again.get(key);
-      // Back once every movement showed: then a fault of its story must explain it (a refund decided late, say).
-      const why = back && operator.explain(back.provider_reference ?? '', nowMs);
-      if (!back) reconciled.push('lag, cleared');
-      else if (why && why.length > 0 && !why.includes('lag')) reconciled.push(`${back.kind} (${why.join(', ')})`);
-      else problems.push(`reconciliation exception ${key} did not clear once the statement's lag passed`);
-    }
-    return problems;
   };
 
   const endMs = startMs + options.days * 86_400_000;
@@ -843,7 +808,13 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     ...(await deliveryProblems()),
     ...(await undelivered()),
   ];
-  return finish(0, 'final checks', [...final, ...(await reconciliationProblems())]);
+  if (final.length > 0) return finish(0, 'final checks', final);
+  // The clock moves past the lags at rest without the daily firings: the run's traffic and its checks are over.
+  const rest = async (ms: number) => {
+    await sleepOnServer(env, ms, released, held);
+    nowMs = await env.currentTimeMs();
+  };
+  return finish(0, 'final reconciliation', await reconciler.final(startMs, rest));
 }
 
 /**

@@ -21,7 +21,6 @@ import {
   type StatementSource,
 } from '../src/activities/reconciliation-activities';
 import type { ProviderAccount } from '../src/db/reconciliation';
-import type { ReconciliationActivities } from '../src/workflows/activity-contracts';
 import { OPERATOR_PROFILES } from './operator';
 import { plantActivities, type Plant } from './plants';
 
@@ -46,8 +45,6 @@ export interface World {
    * as the statement of each sandbox account it serves (the run's simulated operators'); other accounts keep theirs.
    */
   useStatements(source: (account: ProviderAccount) => StatementSource | undefined): void;
-  /** The workers' reconciliation activity itself, for the driver to run on its own clock (docs/simulation.md). */
-  reconcileProviderDay: ReconciliationActivities['reconcileProviderDay'];
   /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
   /**
@@ -235,7 +232,6 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     usePlant: (next) => void (plant = next),
     initiating,
     useStatements: (next) => void (statements = next),
-    reconcileProviderDay,
     async stop() {
       worker.shutdown();
       await running;

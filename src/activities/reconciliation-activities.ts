@@ -83,10 +83,10 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
     day: string,
   ): Promise<{ exceptions: ExceptionDraft[]; compared: { ours: number; theirs: number } }> {
     const reported = await source.balances(await clearingCurrencies(deps.db, account));
-    const now = new Date().toISOString();
     const exceptions: ExceptionDraft[] = [];
     for (const { currency, amount } of reported) {
-      const expected = await expectedClearingBalance(deps.db, account, currency, now);
+      // Every posting written, whatever its date: a balance holds every movement the provider made by now.
+      const expected = await expectedClearingBalance(deps.db, account, currency);
       const inFlight = await inFlightAmount(deps.db, account, currency);
       const drift = compareBalance({ provider: account.provider, currency, day }, expected, amount, inFlight);
       if (drift) exceptions.push(drift);

@@ -10,7 +10,16 @@
 import { expect } from 'chai';
 import { createReconciliationActivities, type StatementSource } from '../../src/activities/reconciliation-activities';
 import { runAdmin } from '../../src/cli/admin';
-import { compareBalance, dayWindow, matchStatements, previousUtcDay } from '../../src/domain/reconciliation';
+import { writeJournal } from '../../src/db/ledger';
+import { expectedClearingBalance } from '../../src/db/reconciliation';
+import {
+  clearingAdjustmentJournal,
+  compareBalance,
+  dayWindow,
+  matchStatements,
+  previousUtcDay,
+} from '../../src/domain/reconciliation';
+import { newId } from '../../src/lib/ids';
 import {
   daysBetween,
   ensureReconciliationSchedules,
@@ -314,6 +323,30 @@ describe('reconciliation against the providers books (docs/reconciliation.md)', 
       expect(summary).to.include({ method: 'balance', exceptionsFound: 1 });
       const drift = await db('reconciliation_exceptions').where({ run_id: summary.runId }).first();
       expect(drift).to.include({ kind: 'balance_drift', expected_amount: 0, found_amount: 700, currency: 'GHS' });
+    });
+
+    it("counts a posting dated after the comparing worker's clock in the balance our books expect", async () => {
+      const { db } = await getStack();
+      // A journal dated by a workflow clock an hour ahead of this worker's (another machine, or a test server's).
+      const ahead = new Date(Date.now() + 3_600_000);
+      const adjustment = { id: newId('adj_'), provider: 'wallet', environment: 'live' as const, currency: 'XOF' };
+      const before = await expectedClearingBalance(db, adjustment, 'XOF');
+      await writeJournal(
+        db,
+        clearingAdjustmentJournal({ ...adjustment, amount: 900, operator: 'test', reason: 'dated ahead' }),
+        ahead,
+      );
+      const source: StatementSource = {
+        method: 'balance',
+        balances: async () => [{ currency: 'XOF', amount: before + 900 }],
+      };
+      const activities = createReconciliationActivities({ db, statementSource: () => source });
+      const summary = await activities.reconcileProviderDay({
+        provider: 'wallet',
+        environment: 'live',
+        day: '2026-02-04',
+      });
+      expect(summary).to.include({ method: 'balance', exceptionsFound: 0 });
     });
   });
 });

@@ -78,8 +78,9 @@ describe('simulation (docs/simulation.md)', function () {
 
     /** What each planted bug breaks, as the violation says it. */
     const FINDINGS: Record<Plant, RegExp> = {
-      'refund-sent-on-retry': /sent to the operator as|the operator's books/,
-      'lost-answer-as-failure': /clearing 0, the operator's books [1-9]/,
+      // Or, when a daily reconciliation came first, the exception no fault of its kind explains (sim/reconciliation.ts).
+      'refund-sent-on-retry': /sent to the operator as|the operator's books|none of what makes|and no fault of it/,
+      'lost-answer-as-failure': /clearing 0, the operator's books [1-9]|none of what makes|and no fault of it/,
       'skipped-posting': /completed has 0 collection journals/,
       'status-without-event': /without its payment\.[a-z]+ event/,
       'duplicated-delivery': /delivered to \S+ again after its 2xx/,
@@ -125,6 +126,15 @@ describe('simulation (docs/simulation.md)', function () {
       // And the operator was down for a while, with calls that fell in its outages (answered 503 or nothing).
       expect(results.reduce((sum, r) => sum + r.outages.length, 0)).to.be.greaterThan(0);
       expect(results.reduce((sum, r) => sum + (r.operator['calls in outages'] ?? 0), 0)).to.be.greaterThan(0);
+      // Reconciliation ran through reconciliationWorkflow, at rest for every seed and at each 02:00 UTC the runs passed
+      // (one run per operator); every exception it recorded was explained by its kind's faults or its lag, and each
+      // the lag explained cleared once the lag passed, else the run would have a violation
+      // (docs/simulation.md#reconciliation). Whether a short run meets a lag exception at all depends on Temporal's
+      // scheduling, so that is not asserted here.
+      for (const result of results) {
+        expect(result.reconciliations.final).to.be.at.least(OPERATOR_PROFILES.length);
+        expect(result.reconciliations.daily % OPERATOR_PROFILES.length).to.equal(0);
+      }
     });
   });
 
