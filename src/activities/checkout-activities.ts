@@ -213,7 +213,11 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       const payment = await findPaymentById(deps.db, paymentId);
       if (!payment) throw new Error(`payment ${paymentId} is not stored`);
       const refund = await refundDuplicate(deps, payment, session.id);
-      if (refund && refund.status !== 'failed') return;
+      if (refund?.status === 'completed') return;
+      // A refund the provider took without deciding it yet (an M-Pesa reversal, say) settles nothing: its refusal
+      // later is the exception too, so the activity asks again (retried) until the refund is decided.
+      if (refund?.status === 'pending')
+        throw new Error(`the refund ${refund.id} of the duplicate ${payment.id} is not decided yet`);
       await recordDuplicateCheckoutPayment(
         deps.db,
         { provider: payment.provider, environment: payment.environment },
