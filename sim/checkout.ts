@@ -235,18 +235,26 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
       const lifeS = (30 + 3 * expiryMinutes) * 60;
       const serverMs = await ctx.serverNow();
       const leadS = Math.max(0, Math.ceil((serverMs - Date.now()) / 1000));
-      const session = await createCheckoutSession(
-        deps,
-        owner(s),
-        {
-          amount,
-          currency: s.currency,
-          description: `simulated ${label}`,
-          successUrl: 'http://localhost/thanks',
-          expiresIn: lifeS + leadS,
-        },
-        `${ctx.seed}:${label}:${process.pid}:${Date.now()}`,
-      );
+      const request = {
+        amount,
+        currency: s.currency,
+        description: `simulated ${label}`,
+        successUrl: 'http://localhost/thanks',
+        expiresIn: lifeS + leadS,
+      };
+      // A create not confirmed in time (503) is sent again under the same idempotency key, as a merchant's back end
+      // does: it reattaches to the same session.
+      const key = `${ctx.seed}:${label}:${process.pid}:${Date.now()}`;
+      const create = async (tries: number): Promise<Awaited<ReturnType<typeof createCheckoutSession>>> => {
+        try {
+          return await createCheckoutSession(deps, owner(s), request, key);
+        } catch (error) {
+          if (tries <= 1 || !(error instanceof DomainError) || error.code !== 'service_unavailable') throw error;
+          count('creates sent again');
+          return create(tries - 1);
+        }
+      };
+      const session = await create(3);
       s.id = session.id;
       labels.set(session.id, label);
       if (merchantExpires) s.expireAtMs = serverMs + expireAfterMs;
