@@ -39,6 +39,10 @@ function summary(r: RunResult): string {
     `${r.payouts} payouts (${Object.entries(r.payoutStatuses)
       .map(([status, n]) => `${status} ${n}`)
       .join(', ')}; ${r.firings} schedule firings), ` +
+    `${r.checkout.sessions ?? 0} checkout sessions (${Object.entries(r.checkout)
+      .filter(([what]) => what !== 'sessions')
+      .map(([what, n]) => `${what} ${n}`)
+      .join(', ')}), ` +
     `${r.deliveries} webhook requests, ` +
     `reconciliation runs ${r.reconciliations.daily} daily and ${r.reconciliations.final} at rest, exceptions explained: ${
       Object.entries(r.reconciled)

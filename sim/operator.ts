@@ -217,6 +217,11 @@ export interface SimOperator {
   profile: OperatorProfile;
   /** Names a payment or a refund id with the driver's label (`p12`, `p12r1`), which keys its draws. */
   label(id: string, label: string): void;
+  /**
+   * Names the next payment of `customer` (its number, as the initiation request carries it) with `label`, for a payment
+   * whose id the service draws (a checkout attempt's): its first initiation takes the label, which keys its draws.
+   */
+  labelCustomer(customer: string, label: string): void;
   /** The callbacks due by `nowMs` (simulated), drawn once per decision: none, one, two, or one later. */
   callbacksDue(nowMs: number): OperatorCallback[];
   /** What the operator collected for `paymentId` by `nowMs`, in minor units (0 unless the customer approved). */
@@ -278,6 +283,7 @@ export function createSimOperator(
   const { code } = profile;
   const faults: FaultRates = { ...rates, ...profile.faults };
   const labels = new Map<string, string>();
+  const customerLabels = new Map<string, string>();
   const byKey = new Map<string, Transaction>();
   const byReference = new Map<string, Transaction>();
   const byPayment = new Map<string, Transaction>();
@@ -333,6 +339,11 @@ export function createSimOperator(
     code,
     supports: profile.supports,
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
+      const named = customerLabels.get(request.customer);
+      if (named !== undefined && !labels.has(request.paymentId)) {
+        labels.set(request.paymentId, named);
+        customerLabels.delete(request.customer);
+      }
       const at = called('initiation');
       const d = callDraws(request.paymentId, 'initiate');
       count('initiate calls');
@@ -496,6 +507,7 @@ export function createSimOperator(
     adapter,
     profile,
     label: (id, label) => void labels.set(id, label),
+    labelCustomer: (customer, label) => void customerLabels.set(customer, label),
     callbacksDue(nowMs) {
       for (const t of byReference.values()) {
         const decidedAt = t.cancelledAtMs ?? (t.fate.kind === 'ignore' ? undefined : t.fate.atMs);
@@ -605,6 +617,7 @@ export function createSimOperators(
   const sum = (of: (o: SimOperator) => number) => operators.reduce((total, o) => total + of(o), 0);
   const books: OperatorBooks = {
     label: (id, label) => operators.forEach((o) => o.label(id, label)),
+    labelCustomer: (customer, label) => operators.forEach((o) => o.labelCustomer(customer, label)),
     callbacksDue: (nowMs) => operators.flatMap((o) => o.callbacksDue(nowMs)),
     collected: (paymentId, nowMs) => sum((o) => o.collected(paymentId, nowMs)),
     refunded: (paymentId, nowMs) => sum((o) => o.refunded(paymentId, nowMs)),

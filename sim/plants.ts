@@ -7,7 +7,9 @@ import { activityInfo } from '@temporalio/activity';
 import type { Activities } from '../src/activities';
 import type { Db } from '../src/db/knex';
 import { writeJournal } from '../src/db/ledger';
+import { ID_PREFIXES } from '../src/domain/ids';
 import { payoutReservedJournal } from '../src/domain/ledger';
+import { deriveId } from '../src/lib/ids';
 import { ProviderRefusal, type PaymentProvider } from '../src/providers/provider';
 
 /** The bugs that can be planted. */
@@ -18,6 +20,7 @@ export const PLANTS = [
   'status-without-event',
   'duplicated-delivery',
   'payout-reserved-twice',
+  'checkout-attempt-twice',
 ] as const;
 
 /** One of {@link PLANTS}. */
@@ -71,13 +74,29 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
  * attempt twice (docs/webhooks.md#retries), as an activity retried after its request was answered would;
  * `payout-reserved-twice` loses the answer of a payout store's first attempt after it committed, and its retry
  * reserves the payout's amount and fee again under a cause keyed by the attempt (docs/payouts.md#money), as a store
- * that keyed its reservation by the attempt instead of the payout would. Other plants (and none) leave the activities
- * alone. `db`: the worker's database (the planted reservation's journal).
+ * that keyed its reservation by the attempt instead of the payout would; `checkout-attempt-twice` loses the answer of
+ * a checkout attempt's payment start (`startCheckoutPayment`) after it started the payment, and its retry starts a
+ * second payment under an id of its own, as an activity that drew the payment's id at each try instead of taking the
+ * one the session admitted would (docs/checkout.md#states: one attempt at a time, each one the session admitted).
+ * Other plants (and none) leave the activities alone. `db`: the worker's database (the planted reservation's journal).
  */
 export function plantActivities(current: () => Plant | undefined, activities: Activities, db: Db): Activities {
-  const { recordPaymentStatus: record, deliverAndRecordWebhook: deliver, storePayout: store } = activities;
+  const {
+    recordPaymentStatus: record,
+    deliverAndRecordWebhook: deliver,
+    storePayout: store,
+    startCheckoutPayment: startAttempt,
+  } = activities;
   return {
     ...activities,
+    async startCheckoutPayment(input) {
+      const started = await startAttempt(input);
+      if (current() !== 'checkout-attempt-twice') return started;
+      const { attempt } = activityInfo();
+      if (attempt === 1) throw new Error('the payment started, and its answer was lost');
+      const paymentId = deriveId(ID_PREFIXES.payment, `${input.attempt.paymentId}:${attempt}`);
+      return startAttempt({ ...input, attempt: { ...input.attempt, paymentId } });
+    },
     async storePayout(input) {
       const stored = await store(input);
       if (current() !== 'payout-reserved-twice' || !('payout' in stored)) return stored;

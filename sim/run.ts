@@ -42,6 +42,7 @@ import { cardPayment, insertMerchant, mobileMoneyPayment } from '../test/helpers
 import { insertWebhook } from '../test/helpers/webhooks';
 import { ledgerProblems } from '../test/helpers/ledger';
 import { testConfig } from '../test/helpers/stack';
+import { createCheckoutDriver } from './checkout';
 import { createSimOperators, operatorProfile, type OperatorBooks } from './operator';
 import type { ProviderCode } from '../src/domain/catalogue';
 import type { Outage } from './outages';
@@ -60,6 +61,8 @@ export const SUBSCRIBED_EVENTS = [
   'payment.cancelled',
   'refund.completed',
   'refund.failed',
+  'checkout.session.completed',
+  'checkout.session.expired',
 ];
 
 /** The share of deliveries an endpoint answers 503 (a retry, docs/webhooks.md#retries). */
@@ -94,6 +97,7 @@ export interface Violation {
 export interface RunResult {
   seed: number;
   steps: number;
+  /** Payments stored: the driver's and the checkout sessions' attempts'. */
   payments: number;
   refunds: number;
   cancels: number;
@@ -119,6 +123,11 @@ export interface RunResult {
   cpuMs: { steps: number; checks: number; drain: number; final: number };
   /** Final statuses of the run's payments, by status. */
   statuses: Record<string, number>;
+  /**
+   * The checkout sessions (docs/simulation.md#checkout-sessions): `sessions`, `attempts` (payments), `retries`,
+   * refused attempts and merchants' expires by their reason, and the sessions by final status (`sessions complete`).
+   */
+  checkout: Record<string, number>;
   /** The run's payments by provider (OPERATOR_PROFILES' codes). */
   providers: Record<string, number>;
   /**
@@ -259,6 +268,10 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   const reconciliationProblems: string[] = [];
   const payments: { id: string; label: string }[] = [];
   const labels = new Map<string, string>();
+  /** Each payment's place in the run's order of creation (a checkout attempt's after its session's). */
+  const order = new Map<string, number>();
+  /** Payments and checkout sessions created: the number in their labels (`p12`, `c13`). */
+  let created = 0;
   // One endpoint per merchant, subscribed to every event the run emits; it answers 503 to a drawn share of attempts.
   const endpointOf = new Map<string, string>();
   for (const [i, merchant] of merchants.entries()) {
@@ -289,10 +302,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   };
 
   /** `rows` in the order the run created their payments (ids differ between runs; labels do not). */
-  const byLabel = <T extends { id: string }>(rows: T[]): T[] => {
-    const index = new Map(payments.map((p, i) => [p.id, i]));
-    return [...rows].sort((a, b) => (index.get(a.id) ?? 0) - (index.get(b.id) ?? 0));
-  };
+  const byLabel = <T extends { id: string }>(rows: T[]): T[] =>
+    [...rows].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   const snapshotOf = async (id: string): Promise<PaymentSnapshot> => {
     const payment = await findPaymentById(db, id);
     if (!payment) throw new Error(`payment ${id} has no row`);
@@ -311,14 +322,42 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ? (error.cause.type ?? undefined)
       : undefined;
 
-  const create = async (): Promise<string> => {
+  const checkout = createCheckoutDriver({
+    seed: options.seed,
+    deps: { db, temporal: env.client, providers: world.providers, config },
+    operator,
+    labels,
+    order,
+    now: () => nowMs,
+    serverNow: () => env.currentTimeMs(),
+  });
+
+  /**
+   * A payment's create; with `session`, a checkout session instead (docs/simulation.md#checkout-sessions), from the
+   * same draws (so the driver's stream does not shift): its amount, currency (KES for an M-Pesa draw, else RWF), first
+   * attempt's operator (MTN for a card's draw: a session takes a currency mobile money holds, which cards do not) and
+   * life.
+   */
+  const create = async (session = false): Promise<string> => {
     const merchant = d.weighted(merchants.map((m) => [m, m.weight] as const));
-    const label = `p${payments.length}`;
-    const base = drawnPayment(d, merchant.id, await env.currentTimeMs());
+    const n = created++;
+    const atMs = await env.currentTimeMs();
+    const base = drawnPayment(d, merchant.id, atMs);
+    if (session)
+      return checkout.open({
+        n,
+        merchantId: merchant.id,
+        amount: base.amount,
+        currency: base.currency,
+        provider: base.provider,
+        expiryMinutes: Math.round((Date.parse(base.expiresAt) - atMs) / 60_000),
+      });
+    const label = `p${n}`;
     const { amount, currency, provider } = base;
     const payment = { ...base, id: deriveId('pay_', `${nonce}:${label}`), feeAmount: feeFor(amount, provider) };
     operator.label(payment.id, label);
     labels.set(payment.id, label);
+    order.set(payment.id, n);
     payments.push({ id: payment.id, label });
     await env.client.workflow.startUpdateWithStart(initiatePaymentUpdate, {
       updateId: INITIATE_UPDATE_ID,
@@ -346,7 +385,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const twice = d.chance(0.3);
     if (candidates.length === 0) return 'refund (none refundable)';
     const chosen = byLabel(candidates)[at % candidates.length];
-    const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
+    const label = labels.get(chosen.id) ?? chosen.id;
     const payment = await snapshotOf(chosen.id);
     const sends = shapes.slice(0, twice ? 2 : 1).map(({ rest, share }) => {
       const refundId = deriveId('ref_', `${nonce}:${label}:r${refunds++}`);
@@ -382,7 +421,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     const at = d.int(0, 2 ** 30);
     if (open.length === 0) return 'cancel (none open)';
     const chosen = byLabel(open)[at % open.length];
-    const label = payments.find((p) => p.id === chosen.id)?.label ?? chosen.id;
+    const label = labels.get(chosen.id) ?? chosen.id;
     const payment = await snapshotOf(chosen.id);
     cancels++;
     try {
@@ -663,6 +702,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     ...(await overdue()),
     ...(await eventProblems(db, merchantIds)),
     ...(await clearingProblems(db, merchantIds, operator, rail)),
+    ...(await checkout.problems(false)),
     ...(await deliveryProblems()),
   ];
 
@@ -688,7 +728,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
         .reduce<Record<string, number>>((all, why) => ({ ...all, [why]: (all[why] ?? 0) + 1 }), {}),
       reconciliations: reconciler.runs(),
       steps: step,
-      payments: payments.length,
+      // The driver's payments and the checkout sessions' attempts.
+      payments: Object.values(statuses).reduce((sum, n) => sum + n, 0),
       refunds,
       cancels,
       deliveries: world.endpoints.received().filter((r) => endpointOf.has(r.endpoint)).length,
@@ -702,6 +743,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       statuses,
       operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
       outages: operator.outages(nowMs).map((o) => ({ ...o, toMs: Math.min(o.toMs, nowMs) })),
+      checkout: await checkout.counts(),
     };
     if (problems.length > 0)
       result.violation = {
@@ -718,13 +760,21 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     return result;
   };
 
+  /** `action`, then the payers' retries and the merchants' expires of checkout sessions now due. */
+  const withPump = async (action: string): Promise<string> => {
+    const pumped = await checkout.pump();
+    return pumped.length > 0 ? `${action}; ${pumped.join('; ')}` : action;
+  };
+
   const endMs = startMs + options.days * 86_400_000;
   let step = 0;
   while (nowMs < endMs) {
     step++;
     const stepStart = Date.now();
+    // A checkout session takes a share of the payments' weight, just after them: every other kind keeps its draws.
     const kind = d.weighted([
-      ['create', 45],
+      ['create', 36],
+      ['checkout', 9],
       ['refund', 15],
       ['cancel', 5],
       ['payout', 6],
@@ -732,23 +782,26 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       ['advance', 35],
     ] as const);
     const stalled = await stallOf(
-      kind === 'create'
+      (kind === 'create'
         ? create()
-        : kind === 'refund'
-          ? refund()
-          : kind === 'cancel'
-            ? cancel()
-            : kind === 'payout'
-              ? payout()
-              : kind === 'payout-cancel'
-                ? cancelPayout()
-                : advance(
-                    d.weighted([
-                      [d.int(1, 120) * 1000, 50],
-                      [d.int(2, 30) * 60_000, 40],
-                      [d.int(1, 6) * 3_600_000, 10],
-                    ] as const),
-                  ),
+        : kind === 'checkout'
+          ? create(true)
+          : kind === 'refund'
+            ? refund()
+            : kind === 'cancel'
+              ? cancel()
+              : kind === 'payout'
+                ? payout()
+                : kind === 'payout-cancel'
+                  ? cancelPayout()
+                  : advance(
+                      d.weighted([
+                        [d.int(1, 120) * 1000, 50],
+                        [d.int(2, 30) * 60_000, 40],
+                        [d.int(1, 6) * 3_600_000, 10],
+                      ] as const),
+                    )
+      ).then(withPump),
       held,
     );
     if ('stall' in stalled) return finish(step, `${kind} (stalled)`, [stalled.stall]);
@@ -784,6 +837,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     // Every callback the operators owe is sent, and the last one had an hour to be confirmed and written.
     const callbacksBusy = operator.callbacksOwed() > 0 || nowMs < lastCallbackMs + 3_600_000;
     if (
+      (await checkout.openSessions()) === 0 &&
       Number(open[0].n) === 0 &&
       Number(pending[0].n) === 0 &&
       Number(deliveries[0].n) === 0 &&
@@ -793,7 +847,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     )
       break;
     const stepStart = Date.now();
-    const stalled = await stallOf(advance(3_600_000), held);
+    const stalled = await stallOf(advance(3_600_000).then(withPump), held);
     if ('stall' in stalled) return finish(step, 'drain (stalled)', [stalled.stall]);
     await deliverCallbacks();
     const problems = await stepProblems();
@@ -804,6 +858,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   phase = 'final';
   const final = [
     ...(await finalProblems(db, merchantIds, operator, nowMs)),
+    ...(await checkout.problems(true)),
     ...(await finalPayoutProblems(db, merchantIds, rail, nowMs)),
     ...(await deliveryProblems()),
     ...(await undelivered()),

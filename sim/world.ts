@@ -13,6 +13,7 @@ import { NON_RETRYABLE_TYPES } from '../src/workflows/activity-options';
 import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
 import type { PayoutRail } from '../src/providers/payout-rail';
+import type { ProviderRegistry } from '../src/providers/registry';
 import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
 import { startEndpoints, type Endpoints } from './endpoints';
 import {
@@ -38,6 +39,8 @@ export interface World {
    * codes are OPERATOR_PROFILES' (sim/operator.ts).
    */
   useAdapters(adapters: readonly PaymentProvider[]): void;
+  /** The sandbox providers as the workers have them (the run's operators), for the service's own checks. */
+  providers: ProviderRegistry;
   /** Puts `rail` behind the sandbox `momo` payout rail of the workers (the run's simulated rail). */
   usePayoutRail(rail: PayoutRail): void;
   /**
@@ -224,6 +227,7 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     env,
     db,
     endpoints,
+    providers: { get: (environment, provider) => (environment === 'sandbox' ? stable.get(provider) : undefined) },
     useAdapters(adapters) {
       current.clear();
       for (const adapter of adapters) current.set(adapter.code, adapter);

@@ -4,6 +4,7 @@
  * settlement (its refund, reason `duplicate`, where its provider refunds, else the reconciliation exception), and
  * the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late success too).
  */
+import { activityInfo } from '@temporalio/activity';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import {
@@ -125,6 +126,18 @@ async function refundDuplicate(
   return refund;
 }
 
+/**
+ * Now on Temporal's clock: the time the server scheduled the running activity's attempt, the clock the workflows time
+ * their timers by; outside an activity (a direct call), the process's clock.
+ */
+function scheduledNow(): Date {
+  try {
+    return new Date(activityInfo().currentAttemptScheduledTimestampMs);
+  } catch {
+    return new Date();
+  }
+}
+
 /** Builds the checkout activities around their dependencies. */
 export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutActivities {
   const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
@@ -165,6 +178,8 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       });
       const amount = attempt.amount ?? session.amount;
       if (amount === null) throw new Error(`checkout session ${session.id} has no amount for ${attempt.paymentId}`);
+      // The payment's times (created, expires, decision time) on Temporal's clock, as the session's run admitted it:
+      // its workflow times the expiry by that clock, whatever this host's clock says.
       // A link's collected name goes to the payment's metadata, its email to the payment's customer email
       // (docs/payment-links.md#collect).
       const metadata: Record<string, string> = { checkout_session: session.id };
@@ -190,6 +205,7 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
           checkoutSession: session.id,
         },
         audit,
+        scheduledNow(),
       );
     },
 
@@ -197,7 +213,11 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       const payment = await findPaymentById(deps.db, paymentId);
       if (!payment) throw new Error(`payment ${paymentId} is not stored`);
       const refund = await refundDuplicate(deps, payment, session.id);
-      if (refund && refund.status !== 'failed') return;
+      if (refund?.status === 'completed') return;
+      // A refund the provider took without deciding it yet (an M-Pesa reversal, say) settles nothing: its refusal
+      // later is the exception too, so the activity asks again (retried) until the refund is decided.
+      if (refund?.status === 'pending')
+        throw new Error(`the refund ${refund.id} of the duplicate ${payment.id} is not decided yet`);
       await recordDuplicateCheckoutPayment(
         deps.db,
         { provider: payment.provider, environment: payment.environment },

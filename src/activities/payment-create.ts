@@ -178,6 +178,9 @@ async function refusalOfClosedCreate(deps: PaymentCreateDeps, paymentId: string)
  * answer, the payment as the read model or the request knows it (docs/payments.md#workflow). A start of an id whose
  * workflow runs reattaches to it; one whose run closed answers the stored payment.
  * @param audit the create's activity-log entry, written with the payment's row by the workflow's first step
+ * @param now when the payment is created (its `created_at`, and its `expires_at` and decision time counted from it):
+ *   the API's own clock by default; a workflow's activity gives the time Temporal scheduled it, the clock the
+ *   payment's workflow times its expiry by
  * @throws DomainError `validation_error` (400) when PostgreSQL refuses the payment's data (nothing is created);
  *   `service_unavailable` (503) when the workflow could not be confirmed started in time
  */
@@ -187,10 +190,10 @@ export async function startPayment(
   id: string,
   request: NewPayment,
   audit: AuditEntry,
+  now: Date = new Date(),
 ): Promise<PaymentSnapshot> {
   const { provider } = request.resolved;
   const kind = PROVIDER_KINDS[provider];
-  const now = new Date();
   // Why it waits and until when, as the payment's table decides for a new payment (docs/payments.md#decision-time).
   const payment: PaymentSnapshot = withDecisionTime(
     {

@@ -92,8 +92,10 @@ export interface CheckoutActivities {
     attempt: CheckoutAttemptRequest;
   }): Promise<PaymentSnapshot>;
   /**
-   * Settles the late success of `payment` after another attempt completed `session`: the reconciliation exception
-   * `duplicate_checkout_payment`, once per payment.
+   * Settles the late success of `payment` after another attempt completed `session`: its refund in full (reason
+   * `duplicate`), or where the provider takes none or refuses it (at once, or once it decides a refund it took) the
+   * reconciliation exception `duplicate_checkout_payment`, once per payment.
+   * @throws Error while the refund is taken and not decided yet (retried until it is)
    */
   settleDuplicateCheckoutPayment(input: { session: CheckoutSessionSnapshot; payment: string }): Promise<void>;
   /** Tells the session's workflow (started again when it ended) an attempt's final outcome. */

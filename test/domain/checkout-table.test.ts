@@ -4,6 +4,7 @@
  * nothing; docs/checkout.md#states is generated from it.
  */
 import { expect } from 'chai';
+import { checkoutSessionSnapshot } from '../helpers/fixtures';
 import { expectGeneratedSection } from '../helpers/generated-docs';
 import {
   applyCheckout,
@@ -21,32 +22,7 @@ const EXPIRES = '2026-03-01T11:00:00.000Z';
 const AFTER = '2026-03-01T11:00:01.000Z';
 
 function session(overrides: Partial<CheckoutSessionSnapshot> = {}): CheckoutSessionSnapshot {
-  return {
-    id: 'cs_test',
-    merchantId: 'mer_1',
-    environment: 'sandbox',
-    amount: 5_000,
-    currency: 'RWF',
-    description: 'Fees',
-    customerPhone: null,
-    successUrl: 'https://shop.example/ok',
-    cancelUrl: null,
-    paymentLink: null,
-    amountRange: null,
-    collect: [],
-    completionMessage: null,
-    locale: 'en',
-    metadata: {},
-    status: 'open',
-    payment: null,
-    attempts: [],
-    expiresAt: EXPIRES,
-    createdAt: AT,
-    updatedAt: AT,
-    completedAt: null,
-    expiredAt: null,
-    ...overrides,
-  };
+  return checkoutSessionSnapshot(AT, { expiresAt: EXPIRES, ...overrides });
 }
 
 /** Applies `events` in turn, expecting each to be taken. */

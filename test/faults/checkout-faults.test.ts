@@ -6,7 +6,8 @@
  *   first one's provider success arrives late (docs/payments.md#late-successes); the session stays completed by the
  *   second, the first is refunded at once in full with `reason: duplicate` (MTN MoMo refunds), and the books show
  *   both payments and the refund; where the provider refuses that refund, the reconciliation exception
- *   `duplicate_checkout_payment` is recorded instead, and the money stays collected;
+ *   `duplicate_checkout_payment` is recorded instead, and the money stays collected, also when it refuses it later,
+ *   after answering it pending (as an M-Pesa reversal is decided);
  * - an attempt whose payment cannot be started (the activity fails for good) fails, and the session takes a new one;
  * - a payment's word to its session that fails is retried until it lands;
  * - a session whose workflow ended (expired by the merchant) hears a failed attempt's late success: its workflow is
@@ -49,6 +50,8 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
   const tellCalls = new Map<string, number>();
   /** Provider references whose refunds the provider refuses, as MTN MoMo answers a refund it will not make. */
   const refundRefused = new Set<string>();
+  /** Provider references whose refunds the provider takes `pending`, and refuses when asked about them. */
+  const refundRefusedLater = new Set<string>();
 
   before(async () => {
     const stack = await getStack();
@@ -65,8 +68,13 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
         return {
           ...adapter,
           async refund(request) {
+            if (refundRefusedLater.has(request.providerReference)) return { status: 'pending' };
             if (!refundRefused.has(request.providerReference)) return adapter.refund(request);
             return { status: 'failed', failureMessage: 'the provider refused the refund' };
+          },
+          async fetchRefund(request) {
+            if (!refundRefusedLater.has(request.providerReference)) return adapter.fetchRefund(request);
+            return { status: 'failed', failureMessage: 'the provider reversed nothing' };
           },
         };
       },
@@ -211,32 +219,36 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
     expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
   });
 
-  it("records the exception duplicate_checkout_payment when the provider refuses the duplicate's refund", async () => {
-    const { db } = await getStack();
-    const dev = await registerDeveloper();
-    const { id, late, paid } = await duplicateOf(dev, async (payment) => {
-      const row = await until(
-        () => db('payments').where({ id: payment }).first('provider_reference'),
-        (r) => Boolean(r?.provider_reference),
-      );
-      refundRefused.add(row.provider_reference as string);
-    });
+  for (const later of [false, true])
+    it(`records the exception duplicate_checkout_payment when the provider refuses the duplicate's refund${
+      later ? ' later, after answering it pending' : ''
+    }`, async () => {
+      const { db } = await getStack();
+      const dev = await registerDeveloper();
+      const { id, late, paid } = await duplicateOf(dev, async (payment) => {
+        const row = await until(
+          () => db('payments').where({ id: payment }).first('provider_reference'),
+          (r) => Boolean(r?.provider_reference),
+        );
+        (later ? refundRefusedLater : refundRefused).add(row.provider_reference as string);
+      });
 
-    // The late success is booked, its refund sent and refused: the money stays collected, and an operator is told.
-    const exceptions = await until(
-      () => db('reconciliation_exceptions').where({ object_id: late, kind: 'duplicate_checkout_payment' }).select('*'),
-      (rows) => rows.length > 0,
-      40_000,
-    );
-    expect(exceptions).to.have.length(1);
-    const refunds = await db('refunds').where({ payment_id: late }).select('status', 'reason', 'amount');
-    expect(refunds).to.deep.equal([{ status: 'failed', reason: 'duplicate', amount: 4_000 }]);
-    const lateNow = (await at(`/v1/payments/${late}`, undefined, dev.key)).body.data;
-    expect(lateNow).to.include({ status: 'completed', amount_refunded: 0 });
-    const session = (await at(`/v1/checkout/sessions/${id}`, undefined, dev.key)).body.data;
-    expect(session).to.include({ status: 'complete', payment: paid, attempts_count: 2 });
-    expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
-  });
+      // The late success is booked, its refund sent and refused: the money stays collected, and an operator is told.
+      const exceptions = await until(
+        () =>
+          db('reconciliation_exceptions').where({ object_id: late, kind: 'duplicate_checkout_payment' }).select('*'),
+        (rows) => rows.length > 0,
+        40_000,
+      );
+      expect(exceptions).to.have.length(1);
+      const refunds = await db('refunds').where({ payment_id: late }).select('status', 'reason', 'amount');
+      expect(refunds).to.deep.equal([{ status: 'failed', reason: 'duplicate', amount: 4_000 }]);
+      const lateNow = (await at(`/v1/payments/${late}`, undefined, dev.key)).body.data;
+      expect(lateNow).to.include({ status: 'completed', amount_refunded: 0 });
+      const session = (await at(`/v1/checkout/sessions/${id}`, undefined, dev.key)).body.data;
+      expect(session).to.include({ status: 'complete', payment: paid, attempts_count: 2 });
+      expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
+    });
 
   it('fails an attempt whose payment cannot be started, and the session takes a new one', async () => {
     const { db } = await getStack();

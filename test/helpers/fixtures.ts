@@ -4,6 +4,7 @@
  */
 import { insertDeveloperWithKey } from '../../src/db/developers';
 import type { Db } from '../../src/db/knex';
+import type { CheckoutSessionSnapshot } from '../../src/domain/checkout-table';
 import type { Environment } from '../../src/domain/environment';
 import type { PaymentSnapshot } from '../../src/domain/payment';
 import { apply, initialPaymentState, type PaymentEvent } from '../../src/domain/payment-table';
@@ -88,4 +89,40 @@ export function afterEvent(
   const applied = apply(initialPaymentState(payment), event, at);
   if (!applied.ok) throw new Error(applied.refusal.message);
   return applied.state.payment;
+}
+
+/**
+ * An open sandbox checkout session of 5 000 RWF with no attempts, created at `at` and expiring an hour later, with
+ * `overrides` (docs/checkout.md#states).
+ */
+export function checkoutSessionSnapshot(
+  at: string,
+  overrides: Partial<CheckoutSessionSnapshot> = {},
+): CheckoutSessionSnapshot {
+  return {
+    id: 'cs_test',
+    merchantId: 'mer_1',
+    environment: 'sandbox',
+    amount: 5_000,
+    currency: 'RWF',
+    description: 'Fees',
+    customerPhone: null,
+    successUrl: 'https://shop.example/ok',
+    cancelUrl: null,
+    paymentLink: null,
+    amountRange: null,
+    collect: [],
+    completionMessage: null,
+    locale: 'en',
+    metadata: {},
+    status: 'open',
+    payment: null,
+    attempts: [],
+    expiresAt: new Date(Date.parse(at) + 3_600_000).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    expiredAt: null,
+    ...overrides,
+  };
 }

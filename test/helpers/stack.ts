@@ -176,7 +176,14 @@ export async function createTimeSkippingWorker(
         ),
         temporal: env.client,
         mailer: createMailer(testConfig()),
-        config: { ...testConfig(), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE_TARGETS: true },
+        // The workflows its activities start (a checkout attempt's payment, a session told an outcome) go to the
+        // queue this worker polls.
+        config: {
+          ...testConfig(),
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue,
+          WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+        },
         ...(payoutRails ? { payoutRails } : {}),
       }),
     ),
