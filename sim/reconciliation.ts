@@ -56,6 +56,9 @@ export const CAUSES: Record<string, { collection: readonly string[]; refund: rea
   late_success_after_window: { collection: ['late success'], refund: [] },
   late_success_after_decline: { collection: [], refund: [] },
   late_success_unrefundable: { collection: [], refund: [] },
+  // A checkout session paid twice (a superseded attempt's success) whose duplicate the operator did not refund: its
+  // refund refused, or taken pending and failed later (docs/checkout.md#states).
+  duplicate_checkout_payment: { collection: ['refund refused', 'refund pending'], refund: [] },
 };
 
 /** Reasons that hold only for a while: an exception they explain must clear once they passed. */

@@ -83,7 +83,7 @@ describe('simulation (docs/simulation.md)', function () {
 
     /** What each planted bug breaks, as the violation says it. */
     const FINDINGS: Record<Plant, RegExp> = {
-      // Or, when a daily reconciliation came first, the exception no fault of its kind explains (sim/reconciliation.ts).
+      // Or, when a daily reconciliation came first, the exception no fault of its kind explains (sim/reconciliation.ts)
       'refund-sent-on-retry': /sent to the operator as|the operator's books|none of what makes|and no fault of it/,
       'lost-answer-as-failure': /clearing 0, the operator's books [1-9]|none of what makes|and no fault of it/,
       'skipped-posting': /completed has 0 collection journals/,
