@@ -4,7 +4,6 @@
  * settlement (its refund, reason `duplicate`, where its provider refunds, else the reconciliation exception), and
  * the payment's word to its session (a Signal-with-Start, so a session whose run ended hears a late success too).
  */
-import { activityInfo } from '@temporalio/activity';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import {
@@ -40,6 +39,7 @@ import { EnvironmentAttribute, MerchantIdAttribute } from '../workflows/messages
 import { subjectEvent } from './events';
 import { startWebhookDeliveries } from './webhook-dispatch';
 import { workflowStartOptions } from './workflow-start';
+import { temporalNow } from './temporal-clock';
 
 /** Dependencies of the checkout activities: the payment service's, and where the page lives. */
 export interface CheckoutActivityDeps {
@@ -126,18 +126,6 @@ async function refundDuplicate(
   return refund;
 }
 
-/**
- * Now on Temporal's clock: the time the server scheduled the running activity's attempt, the clock the workflows time
- * their timers by; outside an activity (a direct call), the process's clock.
- */
-function scheduledNow(): Date {
-  try {
-    return new Date(activityInfo().currentAttemptScheduledTimestampMs);
-  } catch {
-    return new Date();
-  }
-}
-
 /** Builds the checkout activities around their dependencies. */
 export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutActivities {
   const dispatch = { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
@@ -205,7 +193,7 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
           checkoutSession: session.id,
         },
         audit,
-        scheduledNow(),
+        temporalNow(),
       );
     },
 

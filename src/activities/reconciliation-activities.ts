@@ -32,6 +32,7 @@ import type {
   ReconciliationInput,
   ReconciliationSummary,
 } from '../workflows/activity-contracts';
+import { temporalNow } from './temporal-clock';
 
 /** What the activity needs. */
 export interface ReconciliationActivityDeps {
@@ -104,7 +105,9 @@ export function createReconciliationActivities(deps: ReconciliationActivityDeps)
       }
       const account: ProviderAccount = { provider: input.provider, environment: input.environment };
       const source = sourceOf(account);
-      const runId = await startRun(deps.db, account, input.day, source?.method ?? 'transactions', new Date());
+      // The run's lease on Temporal's clock, the clock the server times the attempt's start-to-close time-out by: an
+      // attempt that failed without releasing it (its own write of the failure lost) is retried on that clock.
+      const runId = await startRun(deps.db, account, input.day, source?.method ?? 'transactions', temporalNow());
       if (!runId)
         throw ApplicationFailure.retryable(
           `another run of ${input.provider} ${input.environment} ${input.day} is in progress`,

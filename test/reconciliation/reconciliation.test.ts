@@ -8,10 +8,11 @@
  * reconciled; two attempts of one day at once: one runs.
  */
 import { expect } from 'chai';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createReconciliationActivities, type StatementSource } from '../../src/activities/reconciliation-activities';
 import { runAdmin } from '../../src/cli/admin';
 import { writeJournal } from '../../src/db/ledger';
-import { expectedClearingBalance } from '../../src/db/reconciliation';
+import { expectedClearingBalance, RUN_LEASE_SECONDS, startRun } from '../../src/db/reconciliation';
 import {
   clearingAdjustmentJournal,
   compareBalance,
@@ -309,6 +310,35 @@ describe('reconciliation against the providers books (docs/reconciliation.md)', 
       expect(String(second)).to.include('is in progress');
       release();
       expect((await first).exceptionsFound).to.equal(0);
+    });
+
+    it("times a run's lease on Temporal's clock: a retry scheduled past it takes over an attempt that never released it", async () => {
+      const { db } = await getStack();
+      const source: StatementSource = { method: 'transactions', entries: async () => [] };
+      const activities = createReconciliationActivities({ db, statementSource: () => source });
+      const input = { provider: 'bank_transfer', environment: 'live', day: '2026-02-04' } as const;
+      // An attempt scheduled at T that lost its own write of its failure: the run stays running, held since T.
+      const scheduledAt = Date.parse('2031-03-01T02:00:00.000Z');
+      await startRun(
+        db,
+        { provider: 'bank_transfer', environment: 'live' },
+        input.day,
+        'transactions',
+        new Date(scheduledAt),
+      );
+      const attemptAt = (ms: number) =>
+        new MockActivityEnvironment({ currentAttemptScheduledTimestampMs: ms }).run(
+          activities.reconcileProviderDay,
+          input,
+        );
+      // A retry within the lease, on the server's clock, is refused while the run is held...
+      let refused: unknown;
+      await attemptAt(scheduledAt + 60_000).catch((error: unknown) => (refused = error));
+      expect(String(refused)).to.include('is in progress');
+      // ...and one scheduled past it takes the run over, whatever this host's clock says (years before T here).
+      const summary = (await attemptAt(scheduledAt + (RUN_LEASE_SECONDS + 60) * 1000)) as { runId: string };
+      const run = await db('reconciliation_runs').where({ id: summary.runId }).first();
+      expect(run).to.include({ status: 'succeeded', attempts: 2 });
     });
 
     it('finds balance drift beyond what is in flight for a provider that reports only a balance', async () => {
