@@ -283,9 +283,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
           problems.push(`reconciliation ${handle.workflowId} did not finish within ${ROUND_WITHIN_MS / 1000} s`);
           break;
         }
-        // A run that has not finished within a second of real time waits for an activity's retry (a process fault
-        // failed its attempt, docs/simulation.md#process-faults): its back-off (a minute, then doubling) is a timer
-        // that runs at real speed while the driver only asks, so the clock moves half a minute at a time.
+        // A run that has not finished within a second of real time waits for its activity's retry (an attempt that
+        // failed): its back-off (a minute, then doubling) is a timer that runs at real speed while the driver only
+        // asks, so the clock moves half a minute at a time.
         if (Date.now() - started > RETRY_AFTER_MS) await env.sleep(RETRY_STEP_MS);
         else await new Promise((resolve) => setTimeout(resolve, 100));
       }
