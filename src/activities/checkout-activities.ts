@@ -166,8 +166,6 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       });
       const amount = attempt.amount ?? session.amount;
       if (amount === null) throw new Error(`checkout session ${session.id} has no amount for ${attempt.paymentId}`);
-      // The payment's times (created, expires, decision time) on Temporal's clock, as the session's run admitted it:
-      // its workflow times the expiry by that clock, whatever this host's clock says.
       // A link's collected name goes to the payment's metadata, its email to the payment's customer email
       // (docs/payment-links.md#collect).
       const metadata: Record<string, string> = { checkout_session: session.id };
@@ -193,6 +191,8 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
           checkoutSession: session.id,
         },
         audit,
+        // The payment's times (created, expires, decision time) on Temporal's clock, as the session's run admitted it:
+        // its workflow times the expiry by that clock, whatever this host's clock says.
         temporalNow(),
       );
     },
