@@ -82,29 +82,20 @@ export async function ourStatement(
 }
 
 /**
- * What our books expect `account`'s clearing account to hold in `currency`: the sum of its postings, in minor units;
- * with `at`, of those whose journal is dated before then. A balance read now is compared with every posting written
- * (no `at`): a journal is dated when its cause happened on the workflow's clock, which may run ahead of the clock of
- * the worker that compares.
+ * What our books expect `account`'s clearing account to hold in `currency`: the sum of every posting written, in
+ * minor units. A balance read now is compared with all of them, whatever their journals' dates: a journal is dated
+ * when its cause happened on the workflow's clock, which may run ahead of the clock of the worker that compares.
  */
-export async function expectedClearingBalance(
-  db: Db,
-  account: ProviderAccount,
-  currency: string,
-  at?: string,
-): Promise<number> {
-  const query = db('ledger_postings as p')
+export async function expectedClearingBalance(db: Db, account: ProviderAccount, currency: string): Promise<number> {
+  const row = (await db('ledger_postings as p')
     .join('ledger_accounts as a', 'a.id', 'p.account_id')
-    .join('ledger_journals as j', 'j.id', 'p.journal_id')
     .where({
       'a.kind': 'provider_clearing',
       'a.owner': account.provider,
       'a.environment': account.environment,
       'a.currency': currency,
-    });
-  if (at !== undefined) query.where('j.created_at', '<', at);
-  const row = (await query.first(db.raw('coalesce(sum(p.amount), 0)::bigint as total'))) as
-    { total: string | number } | undefined;
+    })
+    .first(db.raw('coalesce(sum(p.amount), 0)::bigint as total'))) as { total: string | number } | undefined;
   return Number(row?.total ?? 0);
 }
 
