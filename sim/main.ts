@@ -54,6 +54,12 @@ function summary(r: RunResult): string {
     )} min; ${r.operator['calls in outages'] ?? 0} calls in them, ${
       r.operator['initiations in outages'] ?? 0
     } of them initiations), ` +
+    `process faults: ${
+      Object.entries(r.faults)
+        .filter(([, n]) => n > 0)
+        .map(([what, n]) => `${what} ${n}`)
+        .join(', ') || 'none'
+    }, ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
     `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step); this process's CPU ${Object.entries(
       r.cpuMs,
@@ -69,9 +75,17 @@ async function main(): Promise<void> {
     .option('--seeds <n>', 'run seeds 1 … n', integer, 1)
     .option('--days <d>', 'simulated days of traffic per seed', positive, 1)
     .addOption(new Option('--plant <name>', 'plant a bug').choices(PLANTS))
+    .option('--no-process-faults', 'run without the process faults (worker crashes, failed attempts, statements)')
     .option('--verbose', 'print every step')
     .parse()
-    .opts<{ seed?: number; seeds: number; days: number; plant?: Plant; verbose?: boolean }>();
+    .opts<{
+      seed?: number;
+      seeds: number;
+      days: number;
+      plant?: Plant;
+      processFaults: boolean;
+      verbose?: boolean;
+    }>();
   const seeds = options.seed !== undefined ? [options.seed] : Array.from({ length: options.seeds }, (_, i) => i + 1);
   // Loaded once the flags are good: the worker, the service and the database tooling take seconds to load, and a bad
   // flag is refused before them.
@@ -116,6 +130,7 @@ async function main(): Promise<void> {
           seed,
           days: options.days,
           plant: options.plant,
+          processFaults: options.processFaults,
           log: options.verbose ? say : undefined,
         });
         payments += result.payments;

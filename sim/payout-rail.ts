@@ -79,6 +79,12 @@ export interface SimPayoutRail {
    * answered.
    */
   sentAgain(): { payoutId: string; answered: string }[];
+  /**
+   * Forgets the answer the rail last gave a send of `payoutId`: the attempt that sent it lost it (a process fault,
+   * docs/simulation.md#process-faults), so the caller never received it and sends again, as after an answer lost on
+   * the way (docs/payouts.md#rails).
+   */
+  answerLost(payoutId: string): void;
   /** The last moment (simulated ms) at which a transfer of the rail changes state; 0 with none. */
   settledAtMs(): number;
   /** Counts for the run's summary. */
@@ -220,6 +226,7 @@ export function createSimPayoutRail(
         .filter((t) => stateAt(t, nowMs).outcome === 'returned')
         .reduce((sum, t) => sum + t.amount, 0),
     sentAgain: () => [...resent],
+    answerLost: (payoutId) => void answered.delete(payoutId),
     settledAtMs: () =>
       Math.max(
         0,

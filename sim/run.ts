@@ -49,6 +49,7 @@ import type { Outage } from './outages';
 import { createSimPayoutRail, type SimPayoutRail } from './payout-rail';
 import { plantBug, type Plant } from './plants';
 import { draws, type Draws } from './random';
+import { createProcessFaults } from './faults';
 import type { Received } from './endpoints';
 import { SIM_TASK_QUEUE, sleepOnServer, type World } from './world';
 import { createReconciler, RECONCILIATION_AT_MS } from './reconciliation';
@@ -76,6 +77,8 @@ export interface RunOptions {
   days: number;
   /** A bug planted by the simulator's own hook (sim/plants.ts), to show the run finds it. */
   plant?: Plant;
+  /** Whether the process faults (sim/faults.ts) are injected (default true). */
+  processFaults?: boolean;
   /** Where progress lines go (none by default). */
   log?: (line: string) => void;
 }
@@ -138,6 +141,8 @@ export interface RunResult {
   /** The runs of `reconciliationWorkflow` that completed: the daily Schedule's during the run, and at rest. */
   reconciliations: { daily: number; final: number };
   operator: Record<string, number>;
+  /** The process faults the run met (sim/faults.ts), by kind. */
+  faults: Record<string, number>;
   /** The operator's outages during the run (the last one cut at the run's end), simulated epoch milliseconds. */
   outages: Outage[];
   violation?: Violation;
@@ -183,9 +188,10 @@ async function stallOf(
 const SETTLE_GRACE_MS = 10_000;
 
 /** The command that replays `options`. */
-export function replayCommand(options: Pick<RunOptions, 'seed' | 'days' | 'plant'>): string {
+export function replayCommand(options: Pick<RunOptions, 'seed' | 'days' | 'plant' | 'processFaults'>): string {
   const plant = options.plant ? ` --plant ${options.plant}` : '';
-  return `npm run sim -- --seed ${options.seed} --days ${options.days}${plant}`;
+  const faults = options.processFaults === false ? ' --no-process-faults' : '';
+  return `npm run sim -- --seed ${options.seed} --days ${options.days}${plant}${faults}`;
 }
 
 /**
@@ -207,6 +213,29 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   world.usePayoutRail(rail.rail);
   world.usePlant(options.plant);
   const d = draws(options.seed, 'driver');
+  // Labels of the run's objects, filled as the driver creates them (they key the draws about them).
+  const labels = new Map<string, string>();
+  /**
+   * Repeats of a webhook delivery the service may make (docs/webhooks.md#retries), by event id: one for each attempt
+   * of it whose outcome was lost after its endpoint had answered it 2xx (its worker stopped, a fault after it ran, its
+   * own failure). The first request after that 2xx takes one, and the 2xx is forgotten: the service, which never heard
+   * of it, delivers until it hears of one (docs/webhooks.md#retries: such an attempt counts as failed).
+   */
+  const repeatsAllowed = new Map<string, number>();
+  const faults = createProcessFaults(options.seed, startMs, labels, (info) => {
+    // A send to the rail whose answer was lost: the payout's workflow sends again, under the same reference.
+    if (info.activityType === 'sendPayoutToRail')
+      rail.answerLost((info.workflowExecution?.workflowId ?? '').split(':')[1] ?? '');
+    if (info.activityType !== 'deliverAndRecordWebhook') return;
+    const eventId = (info.workflowExecution?.workflowId ?? '').split(':')[1] ?? '';
+    const last = world.endpoints
+      .received()
+      .filter((r) => r.eventId === eventId)
+      .at(-1);
+    if (last && last.status >= 200 && last.status < 300)
+      repeatsAllowed.set(eventId, (repeatsAllowed.get(eventId) ?? 0) + 1);
+  });
+  world.useFaults(options.processFaults === false ? undefined : faults);
   const nonce = `${process.pid}:${wallStart}`;
 
   // Merchants, each with its weight in the traffic: one of them is hot.
@@ -267,7 +296,6 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
   /** Problems a daily reconciliation found during a step, reported with the step's checks. */
   const reconciliationProblems: string[] = [];
   const payments: { id: string; label: string }[] = [];
-  const labels = new Map<string, string>();
   /** Each payment's place in the run's order of creation (a checkout attempt's after its session's). */
   const order = new Map<string, number>();
   /** Payments and checkout sessions created: the number in their labels (`p12`, `c13`). */
@@ -287,6 +315,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
     return draws(options.seed, `delivery:${key}:${n}`).chance(ENDPOINT_FAILURE) ? 503 : 200;
   });
   let checkedDeliveries = 0;
+  /** Deliveries repeated after a 2xx whose attempt's outcome was lost (allowed, counted). */
+  let repeatedAfterLoss = 0;
   const acknowledged = new Set<string>();
   let refunds = 0;
   let cancels = 0;
@@ -546,6 +576,14 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
    * on the way (the callbacks due by then are handed over first, as the callback route would have).
    */
   const advance = async (ms: number): Promise<string> => {
+    faults.sleeping(true);
+    try {
+      return await advanceAsleep(ms);
+    } finally {
+      faults.sleeping(false);
+    }
+  };
+  const advanceAsleep = async (ms: number): Promise<string> => {
     const until = nowMs + ms;
     for (;;) {
       const payoutsAt = daily.length > 0 ? nextOfDay(SIX_HOURS_MS) : Number.MAX_SAFE_INTEGER;
@@ -608,8 +646,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
 
   /**
    * Deliveries received since the last check that break a rule: an event the service did not record, or of another
-   * merchant than the endpoint's, or sent again to an endpoint that had answered it 2xx (no attempt's outcome is lost
-   * here: no worker stops mid-request, docs/webhooks.md#retries).
+   * merchant than the endpoint's, or sent again to an endpoint that had answered it 2xx, but for the repeat
+   * docs/webhooks.md#retries allows: one for each attempt whose outcome was lost after that 2xx (`repeatsAllowed`).
    */
   const deliveryProblems = async (): Promise<string[]> => {
     const all = world.endpoints.received();
@@ -635,7 +673,13 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       else if (owner !== endpointOf.get(r.endpoint))
         problems.push(`endpoint ${r.endpoint} received ${r.type} ${r.eventId} of merchant ${owner}`);
       const pair = `${r.endpoint}:${r.eventId}`;
-      if (acknowledged.has(pair))
+      const allowed = repeatsAllowed.get(r.eventId) ?? 0;
+      if (acknowledged.has(pair) && allowed > 0) {
+        // The service never heard of that 2xx: it delivers again until it hears of one.
+        repeatsAllowed.set(r.eventId, allowed - 1);
+        acknowledged.delete(pair);
+        repeatedAfterLoss++;
+      } else if (acknowledged.has(pair))
         problems.push(`${r.type} ${r.eventId} of ${r.objectId} was delivered to ${r.endpoint} again after its 2xx`);
       if (r.status >= 200 && r.status < 300) acknowledged.add(pair);
     }
@@ -742,6 +786,7 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
       cpuMs,
       statuses,
       operator: { ...operator.counts(), ...rail.counts(), 'leaked locks released': releases },
+      faults: { ...faults.counts(), 'deliveries repeated after a lost outcome': repeatedAfterLoss },
       outages: operator.outages(nowMs).map((o) => ({ ...o, toMs: Math.min(o.toMs, nowMs) })),
       checkout: await checkout.counts(),
     };

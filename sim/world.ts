@@ -1,9 +1,10 @@
 /**
  * What the simulator runs on (docs/simulation.md#what-it-runs): Temporal's time-skipping test server, a real
- * PostgreSQL, and one worker with the real workflows and activities whose sandbox `momo`, `mobile_money_b`, `mpesa`
- * and `card_gateway` adapters are the current run's simulated operators (sim/operator.ts) and whose sandbox `momo`
- * payout rail is the run's simulated rail (sim/payout-rail.ts), through the test suite's own helpers
- * (test/helpers/stack.ts).
+ * PostgreSQL, and two workers on one task queue (the real workflows with their local activities, and the real
+ * activities, which the run's process faults stop and replace: docs/simulation.md#process-faults) whose sandbox
+ * `momo`, `mobile_money_b`, `mpesa` and `card_gateway` adapters are the current run's simulated operators
+ * (sim/operator.ts) and whose sandbox `momo` payout rail is the run's simulated rail (sim/payout-rail.ts), through the
+ * test suite's own helpers (test/helpers/stack.ts).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -14,7 +15,12 @@ import type { Activities } from '../src/activities';
 import type { PaymentProvider } from '../src/providers/provider';
 import type { PayoutRail } from '../src/providers/payout-rail';
 import type { ProviderRegistry } from '../src/providers/registry';
-import { createTimeSkippingEnv, createTimeSkippingWorker, testConfig } from '../test/helpers/stack';
+import {
+  createTimeSkippingEnv,
+  createTimeSkippingWorker,
+  testConfig,
+  type SimWorkerOptions,
+} from '../test/helpers/stack';
 import { startEndpoints, type Endpoints } from './endpoints';
 import {
   createReconciliationActivities,
@@ -24,6 +30,8 @@ import {
 import type { ProviderAccount } from '../src/db/reconciliation';
 import { OPERATOR_PROFILES } from './operator';
 import { plantActivities, type Plant } from './plants';
+import { faultStatements, withProcessFaults } from './fault-injection';
+import type { ProcessFaults } from './faults';
 
 /** The simulator's task queue on the test server. */
 export const SIM_TASK_QUEUE = 'simulation';
@@ -50,6 +58,8 @@ export interface World {
   useStatements(source: (account: ProviderAccount) => StatementSource | undefined): void;
   /** Plants `plant` in the workers' activities (sim/plants.ts `plantActivities`) for this run; none: no plant. */
   usePlant(plant: Plant | undefined): void;
+  /** Applies `faults` (sim/faults.ts) to the worker and its database connections for this run; none: no fault. */
+  useFaults(faults: ProcessFaults | undefined): void;
   /**
    * How many payment initiations (`initiatePayment`, a local activity) the worker is trying now: each holds its
    * workflow task, and so a time-skipping lock, for as long as the worker retries it on the wall clock (up to the
@@ -72,6 +82,20 @@ const LEAKED_LOCK_MS = 15_000;
  * and a loaded machine takes a while more.
  */
 const LOCAL_RETRY_WITHIN_MS = 30_000;
+
+/**
+ * How long a stopped activity worker waits for the attempts it was running before it is gone, in real milliseconds:
+ * their answers are lost and they end at the SDK's cancellation (sim/fault-injection.ts), so this only bounds an
+ * attempt whose real activity has not ended yet.
+ */
+const WORKER_GONE_MS = 1_000;
+
+/** One worker on the simulator's task queue, and whether its process crashed. */
+interface Generation {
+  worker: Worker;
+  running: Promise<void>;
+  crashed: boolean;
+}
 
 /**
  * `env.sleep(ms)` (moves the test server's clock `ms` milliseconds ahead), watched: the Java test server can leave a
@@ -182,9 +206,32 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     for (const [id, until] of initiations) if (until !== 0 && until < now) initiations.delete(id);
     return initiations.size;
   };
-  // The activities as the worker registers them, through the current run's plant, reconciling against its
-  // statements, with initiations counted.
-  const wrap = <T extends object>(activities: T): T => {
+  let faults: ProcessFaults | undefined;
+  /**
+   * The worker process now running the task queue's activities; a crash replaces it (`restarting` until its successor
+   * runs). The workflows run on a worker of their own (`workflowWorker`), which no crash stops: see `crash`.
+   */
+  let serving: Generation;
+  let restarting: Promise<void> = Promise.resolve();
+  /**
+   * The activity worker of `generation` dies (docs/simulation.md#process-faults): it stops polling at once, every
+   * attempt it still runs loses its answer (each fails at the SDK's shutdown, or is given up after WORKER_GONE_MS),
+   * and a new one takes the task queue's activities, as a deploy or a supervisor would start one. The workflow worker
+   * stays up: the Java test server never sends a dead worker's sticky queue's workflow tasks back to the task queue
+   * (no schedule-to-start time-out on sticky queues, and `ResetStickyTaskQueue` is not implemented), so its workflows
+   * would wait for ever.
+   */
+  const crash = (generation: Generation) => {
+    if (generation.crashed) return;
+    generation.crashed = true;
+    generation.worker.shutdown();
+    restarting = restarting.then(async () => {
+      serving = await startGeneration();
+    });
+  };
+  // The activities as the workers register them, through the current run's plant, reconciling against its
+  // statements, with initiations counted and the run's process faults applied.
+  const wrap = <T extends object>(activities: T, generation: Generation): T => {
     const planted = plantActivities(
       () => plant,
       { ...(activities as unknown as Activities), reconcileProviderDay },
@@ -208,20 +255,42 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
         throw error;
       }
     };
-    return { ...planted, initiatePayment } as unknown as T;
+    const faulty = withProcessFaults(
+      { ...planted, initiatePayment },
+      () => faults,
+      generation,
+      () => crash(generation),
+    );
+    return faulty as unknown as T;
   };
-  const worker: Worker = await createTimeSkippingWorker(
-    env,
-    db,
-    SIM_TASK_QUEUE,
-    (registry) => ({
-      get: (environment, provider) =>
-        (environment === 'sandbox' ? stable.get(provider) : undefined) ?? registry.get(environment, provider),
-    }),
-    wrap,
-    { get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined) },
-  );
-  const running = worker.run();
+  /** A worker on the simulator's task queue with the real activities, wrapped for `generation`. */
+  const startWorker = (generation: Generation, options: SimWorkerOptions) =>
+    createTimeSkippingWorker(
+      env,
+      db,
+      SIM_TASK_QUEUE,
+      (registry) => ({
+        get: (environment, provider) =>
+          (environment === 'sandbox' ? stable.get(provider) : undefined) ?? registry.get(environment, provider),
+      }),
+      (activities) => wrap(activities, generation),
+      { get: (environment, provider) => (environment === 'sandbox' && provider === 'momo' ? payoutRail : undefined) },
+      options,
+    );
+  const startGeneration = async (): Promise<Generation> => {
+    const generation = { crashed: false } as Generation;
+    generation.worker = await startWorker(generation, { shutdownForceTime: WORKER_GONE_MS, workflows: false });
+    // A crashed worker's run ends in the SDK's "did not shut down gracefully" error: that is the crash.
+    generation.running = generation.worker.run().catch((error: unknown) => {
+      if (!generation.crashed) throw error;
+    });
+    return generation;
+  };
+  // The workflows, and their local activities (a payment's initiation), which run where their workflow task runs.
+  const workflowWorker = await startWorker({ crashed: false } as Generation, { enableNonLocalActivities: false });
+  const workflowsRunning = workflowWorker.run();
+  serving = await startGeneration();
+  faultStatements(db, () => faults);
   const endpoints = await startEndpoints();
   return {
     env,
@@ -234,11 +303,14 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     },
     usePayoutRail: (next) => void (currentRail = next),
     usePlant: (next) => void (plant = next),
+    useFaults: (next) => void (faults = next),
     initiating,
     useStatements: (next) => void (statements = next),
     async stop() {
-      worker.shutdown();
-      await running;
+      await restarting;
+      serving.worker.shutdown();
+      workflowWorker.shutdown();
+      await Promise.all([serving.running, workflowsRunning]);
       await endpoints.close();
       await env.teardown();
       await db.destroy();

@@ -7,7 +7,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import {
@@ -139,6 +145,14 @@ export async function stopStack(): Promise<void> {
 }
 
 /**
+ * Options of {@link createTimeSkippingWorker} beyond the defaults: `workflows: false` for a worker of activities only
+ * (no workflow bundle), and the SDK's own options named.
+ */
+export type SimWorkerOptions = Pick<WorkerOptions, 'shutdownForceTime' | 'enableNonLocalActivities'> & {
+  workflows?: boolean;
+};
+
+/**
  * A worker on a time-skipping environment's task queue `taskQueue` with the real activities: the
  * sandbox simulators with no approval delay and refund answers (`0007`) unknown for an hour (their
  * clock is the wall clock, which a time-skipping test does not move; tests decide those refunds), the environment's
@@ -147,7 +161,9 @@ export async function stopStack(): Promise<void> {
  * stack),
  * and private webhook targets allowed (the receivers listen on 127.0.0.1). `adjust` wraps the registry (a provider
  * with other capabilities, docs/payments.md#late-successes), `wrap` the activities (a fault of one of them);
- * `payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail).
+ * `payoutRails`, when given, replaces the sandbox payout simulators (the whole-system simulation's rail); `options`
+ * adds worker options (the whole-system simulation runs its workflows and its activities on separate workers, and its
+ * crashing activity worker gives up its lost attempts at once).
  */
 export async function createTimeSkippingWorker(
   env: TestWorkflowEnvironment,
@@ -156,11 +172,14 @@ export async function createTimeSkippingWorker(
   adjust: (registry: ProviderRegistry) => ProviderRegistry = (registry) => registry,
   wrap: <T extends object>(activities: T) => T = (activities) => activities,
   payoutRails?: PayoutRailRegistry,
+  options: SimWorkerOptions = {},
 ): Promise<Worker> {
+  const { workflows = true, ...workerOptions } = options;
   return Worker.create({
+    ...workerOptions,
     connection: env.nativeConnection,
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    ...(workflows ? { workflowBundle: await workflowBundle() } : {}),
     activities: wrap(
       createActivities({
         db,

@@ -138,6 +138,17 @@ describe('simulation (docs/simulation.md)', function () {
       // And the operator was down for a while, with calls that fell in its outages (answered 503 or nothing).
       expect(results.reduce((sum, r) => sum + r.outages.length, 0)).to.be.greaterThan(0);
       expect(results.reduce((sum, r) => sum + (r.operator['calls in outages'] ?? 0), 0)).to.be.greaterThan(0);
+      // And every process fault was met (docs/simulation.md#process-faults): the activity worker stopped mid-activity
+      // and replaced, attempts failed before and after they ran, statements refused and dropped at the worker's pool.
+      const faults = (what: string) => results.reduce((sum, r) => sum + (r.faults[what] ?? 0), 0);
+      for (const what of [
+        'worker restarts',
+        'activity attempts failed before they ran',
+        'activity attempts failed after they ran',
+        'statements refused',
+        'statements dropped',
+      ])
+        expect(faults(what), what).to.be.greaterThan(0);
       // Reconciliation ran through reconciliationWorkflow, at rest for every seed and at each 02:00 UTC the runs passed
       // (one run per operator); every exception it recorded was explained by its kind's faults or its lag, and each
       // the lag explained cleared once the lag passed, else the run would have a violation
