@@ -104,25 +104,37 @@ export function withProcessFaults<T extends object>(
   return wrapped as T;
 }
 
-/** A pg connection's `query(config, callback)`, as knex calls it. */
-type Query = (config: unknown, ...rest: unknown[]) => unknown;
+/** A pg connection as knex's pool holds it: its `query(config, callback)`, and `end()`, which closes it. */
+interface Connection {
+  query: (config: unknown, ...rest: unknown[]) => unknown;
+  end(): Promise<void>;
+}
 
 /**
  * Gives every connection `db`'s pool opens (the simulator's worker's pool: pg clients, as knex's pool creates them)
  * the statement faults of `faults()` (none: no fault), for statements run inside an activity only (the driver's
- * checks share the pool and get none). A refused statement fails with a refused connection (`ECONNREFUSED`) before it
- * is sent; a dropped one is sent and answered, then fails as node-postgres fails a connection that ended
- * (`Connection terminated unexpectedly`): outside a transaction, and for a transaction's `COMMIT`, its work is
- * committed and the answer lost; inside one, the transaction is rolled back. Both are what src/lib/outage.ts takes for
- * a lost database, as a real connection error is. `ROLLBACK` is left alone.
+ * checks share the pool and get none). Each fault is a connection lost, as a real one is lost: the connection is
+ * closed, so PostgreSQL rolls back a transaction it held open and the pool opens a new one for the next statement
+ * (node-postgres emits `end`, which knex marks the connection disposed by, before the statement's error is answered).
+ * A refused statement is never sent and fails with a reset connection (`ECONNRESET`); a dropped one is sent and
+ * answered, then fails as node-postgres fails a connection that ended (`Connection terminated unexpectedly`): outside
+ * a transaction, and for a transaction's `COMMIT`, its work is committed and the answer lost; inside one (its `BEGIN`
+ * too), the transaction is rolled back. Both are what src/lib/outage.ts takes for a lost database, as a real
+ * connection error is. `ROLLBACK` is left alone.
  */
 export function faultStatements(db: Db, faults: () => ProcessFaults | undefined): void {
   const pool = (db.client as { pool?: { on(event: 'createSuccess', f: (id: number, c: object) => void): void } }).pool;
   if (!pool) throw new Error("the worker's knex has no pool to fault");
-  pool.on('createSuccess', (_id, connection) => {
-    const target = connection as { query: Query };
-    const query = target.query.bind(connection) as Query;
-    target.query = (config: unknown, ...rest: unknown[]) => {
+  pool.on('createSuccess', (_id, created) => {
+    const connection = created as Connection;
+    const query = connection.query.bind(connection);
+    /** Closes the connection, then answers `error`: the pool never hands out a connection that is closing. */
+    const lose = (answer: (error: Error) => void, error: Error) =>
+      void connection.end().then(
+        () => answer(error),
+        () => answer(error),
+      );
+    connection.query = (config: unknown, ...rest: unknown[]) => {
       const callback = rest[rest.length - 1];
       const text = (config as { text?: unknown } | null)?.text;
       const f = faults();
@@ -132,12 +144,13 @@ export function faultStatements(db: Db, faults: () => ProcessFaults | undefined)
       const answer = callback as (error: Error | null, response?: unknown) => void;
       const fault = f.statement(info);
       if (fault === 'refused') {
-        const error = Object.assign(new Error('connect ECONNREFUSED (simulated)'), { code: 'ECONNREFUSED' });
-        process.nextTick(() => answer(error));
+        lose(answer, Object.assign(new Error('write ECONNRESET (simulated)'), { code: 'ECONNRESET' }));
         return undefined;
       }
       if (fault === 'dropped')
-        return query(config, (error: Error | null) => answer(error ?? new Error('Connection terminated unexpectedly')));
+        return query(config, (error: Error | null) =>
+          lose(answer, error ?? new Error('Connection terminated unexpectedly')),
+        );
       return query(config, ...rest);
     };
   });

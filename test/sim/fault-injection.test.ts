@@ -1,7 +1,8 @@
 /**
  * The simulator's process faults where they reach the worker (sim/fault-injection.ts,
  * docs/simulation.md#process-faults): a statement refused before it is sent, one dropped after PostgreSQL answered it
- * (committed outside a transaction, rolled back inside one), none outside an activity; an activity attempt failed
+ * (committed outside a transaction, rolled back inside one), each closing its connection so that no transaction stays
+ * open on the pool, none outside an activity; an activity attempt failed
  * before it ran and after it ran, and the attempt a stopping worker was running losing its answer.
  */
 import { expect } from 'chai';
@@ -30,19 +31,23 @@ describe('simulator: process faults at the worker (sim/fault-injection.ts)', fun
   this.timeout(30_000);
   let db: Db;
   let faults: ProcessFaults | undefined;
+  // A table of this process's own: a fault closes its connection, so a temporary table would go with it.
+  const table = `sim_fault_probe_${process.pid}`;
   const inActivity = <T>(fn: () => Promise<T>) => new MockActivityEnvironment().run(fn);
   const count = async () =>
-    Number(((await db.raw('select count(*)::int as n from sim_fault_probe')) as { rows: { n: number }[] }).rows[0].n);
+    Number(((await db.raw(`select count(*)::int as n from ${table}`)) as { rows: { n: number }[] }).rows[0].n);
 
   beforeEach(async () => {
-    // One connection, so that the temporary table is seen by every statement.
+    // One connection: a transaction a fault left open on it would hold every later statement of the pool.
     db = createDb(testConfig().DATABASE_URL, 1);
     faultStatements(db, () => faults);
     faults = undefined;
-    await db.raw('create temporary table sim_fault_probe (id int)');
+    await db.raw(`create table ${table} (id int)`);
   });
 
   afterEach(async () => {
+    faults = undefined;
+    await db.raw(`drop table if exists ${table}`);
     await db.destroy();
   });
 
@@ -50,8 +55,9 @@ describe('simulator: process faults at the worker (sim/fault-injection.ts)', fun
    * Runs `sql` inside an activity with `statementFaults` (in a transaction when `transaction`), and then, without
    * faults, how many rows the probe holds: the error it failed with (none: undefined) and that count.
    */
-  const probe = async (sql: string, statementFaults: StatementFault[], transaction = false) => {
+  const probe = async (values: number, statementFaults: StatementFault[], transaction = false) => {
     faults = scripted(statementFaults);
+    const sql = `insert into ${table} values (${values})`;
     const run = () => (transaction ? db.transaction((trx) => trx.raw(sql)) : db.raw(sql));
     const error = await inActivity(run).then(
       () => undefined,
@@ -62,29 +68,51 @@ describe('simulator: process faults at the worker (sim/fault-injection.ts)', fun
   };
 
   it('refuses a statement before it is sent, with an error the service takes for a lost database', async () => {
-    const { error, rows } = await probe('insert into sim_fault_probe values (1)', ['refused']);
+    const { error, rows } = await probe(1, ['refused']);
     expect(isOutage(error), String(error)).to.equal(true);
     expect(rows).to.equal(0);
   });
 
+  it('leaves no transaction open when it refuses a COMMIT or drops a BEGIN: the connection is closed', async () => {
+    /** Whether the pool's next statement runs in a transaction of its own (not inside one a fault left open). */
+    const fresh = async () =>
+      (
+        (await db.raw('select xact_start = query_start as fresh from pg_stat_activity where pid = pg_backend_pid()')) as {
+          rows: { fresh: boolean }[];
+        }
+      ).rows[0].fresh;
+    // BEGIN and the insert pass, the COMMIT is never sent: nothing is committed, then or later.
+    const commit = await probe(1, [undefined, undefined, 'refused'], true);
+    expect(isOutage(commit.error), String(commit.error)).to.equal(true);
+    expect(commit.rows).to.equal(0);
+    expect(await fresh()).to.equal(true);
+    await db.transaction((trx) => trx.raw(`insert into ${table} values (2)`));
+    expect(await count()).to.equal(1);
+    // The BEGIN ran and its answer was lost: the transaction it opened goes with its connection.
+    const begin = await probe(3, ['dropped'], true);
+    expect(isOutage(begin.error), String(begin.error)).to.equal(true);
+    expect(begin.rows).to.equal(1);
+    expect(await fresh()).to.equal(true);
+  });
+
   it('drops the answer of a statement it ran: committed outside a transaction, rolled back inside one', async () => {
-    const alone = await probe('insert into sim_fault_probe values (1)', ['dropped']);
+    const alone = await probe(1, ['dropped']);
     expect(isOutage(alone.error), String(alone.error)).to.equal(true);
     expect(String(alone.error)).to.match(/Connection terminated unexpectedly/);
     expect(alone.rows).to.equal(1);
     // BEGIN and the insert pass, the insert's answer is lost: the transaction rolls back.
-    const inside = await probe('insert into sim_fault_probe values (2)', [undefined, 'dropped'], true);
+    const inside = await probe(2, [undefined, 'dropped'], true);
     expect(isOutage(inside.error), String(inside.error)).to.equal(true);
     expect(inside.rows).to.equal(1);
     // The COMMIT's answer lost: the work is committed all the same.
-    const commit = await probe('insert into sim_fault_probe values (3)', [undefined, undefined, 'dropped'], true);
+    const commit = await probe(3, [undefined, undefined, 'dropped'], true);
     expect(isOutage(commit.error), String(commit.error)).to.equal(true);
     expect(commit.rows).to.equal(2);
   });
 
   it('leaves the statements run outside an activity alone (the driver shares the pool)', async () => {
     faults = scripted(['refused', 'dropped']);
-    await db.raw('insert into sim_fault_probe values (1)');
+    await db.raw(`insert into ${table} values (1)`);
     expect(await count()).to.equal(1);
   });
 
