@@ -27,39 +27,36 @@ const positive = (value: string) => {
   return n;
 };
 
+/** Counts as `what n, what n` (those of 0 left out), or `none` when there are none. */
+function list(counts: Record<string, number>): string {
+  return (
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([what, n]) => `${what} ${n}`)
+      .join(', ') || 'none'
+  );
+}
+
 /** One seed's line: what it did, in simulated and wall time. */
 function summary(r: RunResult): string {
-  const statuses = Object.entries(r.statuses)
-    .map(([status, n]) => `${status} ${n}`)
-    .join(', ');
+  const { sessions = 0, ...checkout } = r.checkout;
+  // A payout the service refused (`insufficient_balance`) is asked for and never stored: it has no status.
+  const stored = Object.values(r.payoutStatuses).reduce((sum, n) => sum + n, 0);
   return (
-    `seed ${r.seed}: ${r.payments} payments (${statuses}; ${Object.entries(r.providers)
-      .map(([provider, n]) => `${provider} ${n}`)
-      .join(', ')}), ${r.refunds} refunds, ${r.cancels} cancels, ` +
-    `${r.payouts} payouts (${Object.entries(r.payoutStatuses)
-      .map(([status, n]) => `${status} ${n}`)
-      .join(', ')}; ${r.firings} schedule firings), ` +
-    `${r.checkout.sessions ?? 0} checkout sessions (${Object.entries(r.checkout)
-      .filter(([what]) => what !== 'sessions')
-      .map(([what, n]) => `${what} ${n}`)
-      .join(', ')}), ` +
+    `seed ${r.seed}: ${r.payments} payments (${list(r.statuses)}; ${list(r.providers)}), ` +
+    `${r.refunds} refunds, ${r.cancels} cancels, ` +
+    `${r.payouts} payouts (${list({ ...r.payoutStatuses, 'refused, not stored': r.payouts - stored })}; ` +
+    `${r.firings} schedule firings), ` +
+    `${sessions} checkout sessions (${list(checkout)}), ` +
     `${r.deliveries} webhook requests, ` +
-    `reconciliation runs ${r.reconciliations.daily} daily and ${r.reconciliations.final} at rest, exceptions explained: ${
-      Object.entries(r.reconciled)
-        .map(([why, n]) => `${why} ${n}`)
-        .join(', ') || 'none'
-    }, ` +
+    `reconciliation runs ${r.reconciliations.daily} daily and ${r.reconciliations.final} at rest, ` +
+    `exceptions explained: ${list(r.reconciled)}, ` +
     `${r.outages.length} operator outages (${Math.round(
       r.outages.reduce((sum, o) => sum + o.toMs - o.fromMs, 0) / 60_000,
     )} min; ${r.operator['calls in outages'] ?? 0} calls in them, ${
       r.operator['initiations in outages'] ?? 0
     } of them initiations), ` +
-    `process faults: ${
-      Object.entries(r.faults)
-        .filter(([, n]) => n > 0)
-        .map(([what, n]) => `${what} ${n}`)
-        .join(', ') || 'none'
-    }, ` +
+    `process faults: ${list(r.faults)}, ` +
     `${(r.simulatedMs / 3_600_000).toFixed(1)} simulated h in ${(r.wallMs / 1000).toFixed(1)} s ` +
     `(${(r.checkMs / 1000).toFixed(1)} s of it in the checks after each step); this process's CPU ${Object.entries(
       r.cpuMs,

@@ -66,6 +66,7 @@ export interface World {
    * activity's 2-minute give-up), and the server's clock moves at real speed meanwhile, as it must.
    */
   initiating(): number;
+  /** Stops the workers, the endpoints, the test server and the pool; again (or after a failed run): the same stop. */
   stop(): Promise<void>;
 }
 
@@ -89,6 +90,11 @@ const LOCAL_RETRY_WITHIN_MS = 30_000;
  * attempt whose real activity has not ended yet.
  */
 const WORKER_GONE_MS = 1_000;
+
+/** Shuts `worker` down unless it is already stopping or stopped (the SDK throws `Not running` then). */
+function shutDown(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+}
 
 /** One worker on the simulator's task queue, and whether its process crashed. */
 interface Generation {
@@ -213,6 +219,8 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
    */
   let serving: Generation;
   let restarting: Promise<void> = Promise.resolve();
+  /** The world's stop, once begun: a crash after it starts no worker, and a second stop waits for the first. */
+  let stopping: Promise<void> | undefined;
   /**
    * The activity worker of `generation` dies (docs/simulation.md#process-faults): it stops polling at once, every
    * attempt it still runs loses its answer (each fails at the SDK's shutdown, or is given up after WORKER_GONE_MS),
@@ -222,9 +230,9 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
    * would wait for ever.
    */
   const crash = (generation: Generation) => {
-    if (generation.crashed) return;
+    if (generation.crashed || stopping) return;
     generation.crashed = true;
-    generation.worker.shutdown();
+    shutDown(generation.worker);
     restarting = restarting.then(async () => {
       serving = await startGeneration();
     });
@@ -306,14 +314,19 @@ export async function startWorld(databaseUrl: string = testConfig().DATABASE_URL
     useFaults: (next) => void (faults = next),
     initiating,
     useStatements: (next) => void (statements = next),
-    async stop() {
-      await restarting;
-      serving.worker.shutdown();
-      workflowWorker.shutdown();
-      await Promise.all([serving.running, workflowsRunning]);
-      await endpoints.close();
-      await env.teardown();
-      await db.destroy();
+    stop() {
+      stopping ??= (async () => {
+        // A restart that failed, or a worker whose run already ended (a step that stalled, a worker that failed), is
+        // no reason to leave the rest running: the run that met it has reported it.
+        await restarting.catch(() => undefined);
+        shutDown(serving.worker);
+        shutDown(workflowWorker);
+        await Promise.allSettled([serving.running, workflowsRunning]);
+        await endpoints.close();
+        await env.teardown();
+        await db.destroy();
+      })();
+      return stopping;
     },
   };
 }

@@ -81,6 +81,12 @@ describe('simulation (docs/simulation.md)', function () {
       await world?.stop();
     });
 
+    it('stops its world twice, as the hooks of a failed test may: the second stop is the first one', async () => {
+      const first = world.stop();
+      expect(world.stop()).to.equal(first);
+      await first;
+    });
+
     /** What each planted bug breaks, as the violation says it. */
     const FINDINGS: Record<Plant, RegExp> = {
       // Or, when a daily reconciliation came first, the exception no fault of its kind explains (sim/reconciliation.ts)
