@@ -77,7 +77,9 @@ describe('simulator: process faults at the worker (sim/fault-injection.ts)', fun
     /** Whether the pool's next statement runs in a transaction of its own (not inside one a fault left open). */
     const fresh = async () =>
       (
-        (await db.raw('select xact_start = query_start as fresh from pg_stat_activity where pid = pg_backend_pid()')) as {
+        (await db.raw(
+          'select xact_start = query_start as fresh from pg_stat_activity where pid = pg_backend_pid()',
+        )) as {
           rows: { fresh: boolean }[];
         }
       ).rows[0].fresh;
