@@ -33,8 +33,9 @@ import { plantActivities, type Plant } from './plants';
 import { faultStatements, withProcessFaults } from './fault-injection';
 import type { ProcessFaults } from './faults';
 
-/** The simulator's task queue on the test server. */
-export const SIM_TASK_QUEUE = 'simulation';
+import { SIM_TASK_QUEUE } from './quiet';
+
+export { SIM_TASK_QUEUE };
 
 /** A running world: the environment, the database, and the slot the current run's operator adapter goes in. */
 export interface World {

@@ -1,8 +1,10 @@
-/** Mocha root hooks: a quiet Temporal runtime, and the shared stack stopped after the last test. */
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+/** Mocha root hooks: a quiet Temporal runtime (sim/quiet.ts), and the shared stack stopped after the last test. */
+import { Runtime } from '@temporalio/worker';
+import { QuietSimulatorLogger } from '../../sim/quiet';
 import { stopStack } from './stack';
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// Warnings print, but for the simulator's (test/sim), which are expected by the hundred.
+Runtime.install({ logger: new QuietSimulatorLogger('WARN') });
 
 export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
