@@ -78,6 +78,14 @@ export function checkoutEvent(
 }
 
 /**
+ * The id of the refund that settles a checkout session's duplicate payment `paymentId` (docs/checkout.md#states):
+ * derived from the payment, so a retry reattaches to the one refund, and the refund's outcome knows it for one.
+ */
+export function duplicateRefundIdOf(paymentId: string): string {
+  return deriveId(ID_PREFIXES.refund, `checkout-duplicate:${paymentId}`);
+}
+
+/**
  * Refunds a checkout's duplicate `payment` in full with reason `duplicate` (docs/checkout.md#states) by its workflow
  * (re-opened when its run ended), under a refund id derived from the payment, so a retry reattaches to the one refund;
  * the activity log names the session as the actor.
@@ -90,7 +98,7 @@ async function refundDuplicate(
   payment: PaymentSnapshot,
   sessionId: string,
 ): Promise<RefundRecord | undefined> {
-  const refundId = deriveId(ID_PREFIXES.refund, `checkout-duplicate:${payment.id}`);
+  const refundId = duplicateRefundIdOf(payment.id);
   const scope = { merchantId: payment.merchantId, environment: payment.environment };
   const made = await findRefund(deps.db, scope, refundId);
   if (made) return made;
@@ -201,11 +209,9 @@ export function createCheckoutActivities(deps: CheckoutActivityDeps): CheckoutAc
       const payment = await findPaymentById(deps.db, paymentId);
       if (!payment) throw new Error(`payment ${paymentId} is not stored`);
       const refund = await refundDuplicate(deps, payment, session.id);
-      if (refund?.status === 'completed') return;
-      // A refund the provider took without deciding it yet (an M-Pesa reversal, say) settles nothing: its refusal
-      // later is the exception too, so the activity asks again (retried) until the refund is decided.
-      if (refund?.status === 'pending')
-        throw new Error(`the refund ${refund.id} of the duplicate ${payment.id} is not decided yet`);
+      // A refund the provider took without deciding it yet (an M-Pesa reversal, say) is left to its payment's
+      // workflow: if the provider refuses it later, the refund's outcome records the exception in the same write.
+      if (refund?.status === 'completed' || refund?.status === 'pending') return;
       await recordDuplicateCheckoutPayment(
         deps.db,
         { provider: payment.provider, environment: payment.environment },

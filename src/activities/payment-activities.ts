@@ -37,7 +37,7 @@ import {
 } from '../domain/payment-table';
 import type { RefundRecord } from '../domain/refund';
 import { toRefundWithPaymentView } from '../views/refund';
-import { lateSuccessException } from '../domain/reconciliation';
+import { duplicateCheckoutException, lateSuccessException } from '../domain/reconciliation';
 import { dataErrorOf } from '../db/errors';
 import type { Db } from '../db/knex';
 import {
@@ -50,7 +50,9 @@ import {
   updatePaymentStatus,
   updateRefundOutcome,
   type EventInput,
+  type PaymentStatusWrite,
 } from '../db/payments';
+import { duplicateRefundIdOf } from './checkout-activities';
 import { callbackUrlFor } from '../providers/callback-url';
 import { ProviderAuthenticationError, providerFailureCause, ProviderUnknownAnswer } from '../providers/http';
 import { freshAttempt, type AttemptFacts } from '../domain/provider-health';
@@ -513,10 +515,26 @@ function refundActivities(
         : undefined;
       const decidedAt = Date.parse(refund.completedAt ?? payment.updatedAt);
       const outcome = outcomeInputOf(payment, input.outcome, refund.id, decidedAt, refund.createdAt);
-      await updateRefundOutcome(deps.db, refund, statusWriteOf(payment, []), event, input.post, outcome);
+      const write = { ...statusWriteOf(payment, []), exception: duplicateLeftCollected(refund, payment) };
+      await updateRefundOutcome(deps.db, refund, write, event, input.post, outcome);
       await startDeliveries(event);
       countRefundSettled(refund, payment.provider);
     },
+  };
+}
+
+/**
+ * The exception `duplicate_checkout_payment` when `refund` is the failed refund of a checkout session's duplicate
+ * `payment` (docs/checkout.md#states: the payer stays charged twice, and an operator must hear of it); otherwise
+ * undefined. The session's settlement records it too when the refund was refused at once; the key makes it one.
+ */
+function duplicateLeftCollected(refund: RefundRecord, payment: PaymentSnapshot): PaymentStatusWrite['exception'] {
+  if (refund.status !== 'failed' || !payment.checkoutSession) return undefined;
+  if (refund.id !== duplicateRefundIdOf(payment.id)) return undefined;
+  return {
+    provider: payment.provider,
+    environment: payment.environment,
+    draft: duplicateCheckoutException(payment, payment.checkoutSession),
   };
 }
 

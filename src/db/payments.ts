@@ -59,8 +59,9 @@ export interface PaymentStatusWrite {
    */
   collection: CollectionFacts | null;
   /**
-   * A reconciliation exception written in the same statement (docs/payments.md#late-successes): a late success booked
-   * without a refund, once per key.
+   * A reconciliation exception written with the status, once per key: a late success booked without a refund
+   * (docs/payments.md#late-successes), or a checkout session's duplicate payment whose refund failed
+   * (docs/checkout.md#states).
    */
   exception?: { provider: string; environment: Environment; draft: ExceptionDraft };
   /**
@@ -348,7 +349,7 @@ function statusColumns(write: PaymentStatusWrite) {
 
 /**
  * Applies `write` inside `trx` unless the row already holds a newer version (writes of one
- * workflow may run concurrently and land out of order).
+ * workflow may run concurrently and land out of order), with its exception, once per key.
  * @throws Error when the payment row does not exist (a retryable fault for the activity)
  */
 async function applyStatusWrite(trx: Db, write: PaymentStatusWrite): Promise<void> {
@@ -360,6 +361,7 @@ async function applyStatusWrite(trx: Db, write: PaymentStatusWrite): Promise<voi
     const exists = await trx('payments').where({ id: write.paymentId }).first('id');
     if (!exists) throw new Error(`payment ${write.paymentId} is not in the read model yet`);
   }
+  if (write.exception) await exceptionInsert(trx, write.exception, write.updatedAt, trx.raw('true'));
 }
 
 /** SQL: inserts `exception` (run by no reconciliation run) when `holds`, unless its key is recorded. */

@@ -93,9 +93,10 @@ export interface CheckoutActivities {
   }): Promise<PaymentSnapshot>;
   /**
    * Settles the late success of `payment` after another attempt completed `session`: its refund in full (reason
-   * `duplicate`), or where the provider takes none or refuses it (at once, or once it decides a refund it took) the
-   * reconciliation exception `duplicate_checkout_payment`, once per payment.
-   * @throws Error while the refund is taken and not decided yet (retried until it is)
+   * `duplicate`), or where the provider takes none or refuses it at once the reconciliation exception
+   * `duplicate_checkout_payment`, once per payment. A refund the provider took and decides later is left to the
+   * payment's workflow, whose record of a refusal writes the same exception (docs/checkout.md#states).
+   * @throws Error when the payment is not stored or the refund could not be asked for (retried)
    */
   settleDuplicateCheckoutPayment(input: { session: CheckoutSessionSnapshot; payment: string }): Promise<void>;
   /** Tells the session's workflow (started again when it ended) an attempt's final outcome. */

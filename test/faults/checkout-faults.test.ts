@@ -25,6 +25,7 @@ import { call, registerDeveloper, type TestDeveloper } from '../helpers/http';
 import { ledgerProblems } from '../helpers/ledger';
 import { startApp } from '../helpers/processes';
 import { getStack, testConfig, workflowBundle } from '../helpers/stack';
+import { checkoutWorkflowId } from '../../src/workflows/checkout-messages';
 
 /** Polls `read` until `predicate` holds (`timeoutMs` at most); answers the last value read. */
 async function until<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
@@ -248,7 +249,34 @@ describe('checkout faults on the real stack (docs/checkout.md#states)', function
       const session = (await at(`/v1/checkout/sessions/${id}`, undefined, dev.key)).body.data;
       expect(session).to.include({ status: 'complete', payment: paid, attempts_count: 2 });
       expect(await ledgerProblems(db, { merchantIds: [dev.merchantId] })).to.deep.equal([]);
+      // The session's settlement ran once: it does not wait, failing, for the provider to decide a refund it took; the
+      // refund's own outcome recorded the exception.
+      expect(await settlementAttempts(id)).to.deep.equal([1]);
     });
+
+  /** The attempts of `settleDuplicateCheckoutPayment` that completed in the session's last run, once one did. */
+  async function settlementAttempts(sessionId: string): Promise<number[]> {
+    const { client } = await getStack();
+    const handle = client.workflow.getHandle(checkoutWorkflowId(sessionId));
+    return until(
+      async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        const scheduled = new Set(
+          events
+            .filter(
+              (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'settleDuplicateCheckoutPayment',
+            )
+            .map((e) => String(e.eventId)),
+        );
+        return events
+          .map((e) => e.activityTaskStartedEventAttributes)
+          .filter((started) => started && scheduled.has(String(started.scheduledEventId)))
+          .map((started) => started!.attempt ?? 0);
+      },
+      (attempts) => attempts.length > 0,
+      40_000,
+    );
+  }
 
   it('fails an attempt whose payment cannot be started, and the session takes a new one', async () => {
     const { db } = await getStack();
