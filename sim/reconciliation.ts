@@ -64,6 +64,24 @@ export const CAUSES: Record<string, { collection: readonly string[]; refund: rea
   duplicate_checkout_payment: { collection: ['refund refused', 'refund pending'], refund: [] },
 };
 
+/**
+ * What explains an exception of `kind` about a collection or a refund (`entry`) whose payment's story holds `reasons`
+ * (its injected faults, and `in flight`): `why`, the reasons its kind lists in CAUSES; `unexplained`, the problem to
+ * report when none does (a fault of another kind explains nothing, and neither does an unknown kind).
+ */
+export function explainByKind(
+  kind: string,
+  entry: 'collection' | 'refund',
+  reasons: readonly string[],
+): { why: string[]; unexplained: string[] } {
+  const why = reasons.filter((r) => (CAUSES[kind]?.[entry] ?? []).includes(r));
+  if (why.length > 0) return { why, unexplained: [] };
+  return {
+    why,
+    unexplained: [`its story holds ${reasons.join(', ') || 'no fault'}, none of what makes a ${entry}'s ${kind}`],
+  };
+}
+
 /** Reasons that hold only for a while: an exception they explain must clear once they passed. */
 export const TEMPORARY = ['lag', 'in flight'];
 
@@ -342,15 +360,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const story = books.explain(e.provider_reference ?? '', atMs);
     if (story === undefined) return undefined;
     const entry = e.key.split(':')[1] === 'refund' ? 'refund' : 'collection';
-    const reasons = [...story, ...(flying.has(e.provider_reference ?? '') ? ['in flight'] : [])];
-    const why = reasons.filter((r) => (CAUSES[e.kind]?.[entry] ?? []).includes(r));
-    return {
-      why,
-      unexplained:
-        why.length > 0
-          ? []
-          : [`its story holds ${reasons.join(', ') || 'no fault'}, none of what makes a ${entry}'s ${e.kind}`],
-    };
+    return explainByKind(e.kind, entry, [...story, ...(flying.has(e.provider_reference ?? '') ? ['in flight'] : [])]);
   };
 
   /** Runs `runs`, then explains each exception they recorded about the run: its problems. */
