@@ -91,6 +91,7 @@ describe('simulation (docs/simulation.md)', function () {
       'duplicated-delivery': /delivered to \S+ again after its 2xx/,
       'payout-reserved-twice': /payout \S+ \(o\d+\) \w+ has journals .*:reserved,.*:reserved:2$/m,
       'checkout-attempt-twice': /never admitted as an attempt|attempts open at once|was paid twice/,
+      'link-counted-twice': /payment link \S+ \(l\d+\) counts \d+ completed, but \d+ of its sessions are complete/,
     };
 
     for (const plant of PLANTS)
