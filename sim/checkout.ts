@@ -1,9 +1,11 @@
 /**
  * Checkout sessions in the simulator's workload (docs/simulation.md#checkout-sessions): a merchant's create through
- * the service function the API's route calls (`createCheckoutSession`), then the payer's attempts as the hosted page
- * makes them (`startCheckoutAttempt`), a retry on the same session after each failed one up to a drawn number of
- * tries, and sometimes the merchant's expire (`expireCheckoutSession`); and the invariants of docs/checkout.md about
- * them, checked after every step and at rest.
+ * the service function the API's route calls (`createCheckoutSession`), or a payment link's opening (sim/links.ts),
+ * then the payer's attempts as the hosted page makes them (`startCheckoutAttempt`: mobile money, or a card in a dollar
+ * session, docs/simulation.md#card-sessions), a retry on the same session after each failed one up to a drawn number
+ * of tries, and sometimes the merchant's expire (`expireCheckoutSession`); and the invariants of docs/checkout.md about
+ * them, of docs/payment-links.md about the links, and of what the page would show (sim/page.ts), checked after every
+ * step and at rest.
  *
  * The driver's stream draws each session's create (sim/run.ts); everything after it (its tries, each attempt's
  * operator, the payer's pauses, the merchant's expire) comes from the session's own stream, `checkout:c12`, so the
@@ -186,11 +188,11 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
   const planOf = (s: Followed, k: number): Plan => {
     const known = s.plans[k];
     if (known) return known;
-    // A card session's payer tries another card, or one time in five a mobile-money number (Liberia's, whose wallets
+    // A card session's payer tries another card, or three times in ten a mobile-money number (Liberia's, whose wallets
     // hold dollars): the session takes no mobile money in USD (docs/simulation.md#card-sessions).
     const provider: ProviderCode =
       s.currency === 'USD'
-        ? s.d.chance(0.2)
+        ? s.d.chance(0.3)
           ? 'mobile_money_c'
           : 'card_gateway'
         : s.currency === 'KES'
@@ -337,7 +339,7 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
           if (opening.terms.amountRange) s.plans[0].amount = chosenAmount(own, opening.terms.amountRange);
           return [s];
         });
-        count(payers === 2 ? 'link rushes' : 'link openings');
+        count(payers === 2 ? 'link rushes' : 'link steps of one payer');
         // The payers at one link submit at once: their places are reserved under the link's lock one after another.
         const attempts = await Promise.all(followed.map((s) => attempt(s)));
         const closed = opening.opened.flatMap((o) => ('closed' in o ? [o.closed] : []));

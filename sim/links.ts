@@ -105,7 +105,7 @@ export function createLinkBook(seed: number, deps: CheckoutServiceDeps, labels: 
       collect: link.collect,
       limit: link.completedLimit,
       openings: 0,
-      ...(ld.chance(0.3) ? { deactivateAfter: ld.int(1, 4) } : {}),
+      ...(ld.chance(0.4) ? { deactivateAfter: ld.int(1, 3) } : {}),
     };
     links.push(followed);
     count('links');
@@ -117,7 +117,11 @@ export function createLinkBook(seed: number, deps: CheckoutServiceDeps, labels: 
     const key = `${merchantId}:${currency}`;
     const known = byMerchant.get(key);
     if (known) return known;
-    const fixed = await create(merchantId, { amount, currency, description: `simulated link of ${amount} ${currency}` });
+    const fixed = await create(merchantId, {
+      amount,
+      currency,
+      description: `simulated link of ${amount} ${currency}`,
+    });
     const chosen = await create(merchantId, {
       amountRange: RANGES[currency],
       currency,
@@ -137,10 +141,10 @@ export function createLinkBook(seed: number, deps: CheckoutServiceDeps, labels: 
       link.openings += payers;
       const opened = openings.map((o): Opened => {
         if (!o.open) {
-          count(`openings closed ${o.reason}`);
+          count(`link openings closed ${o.reason}`);
           return { closed: o.reason };
         }
-        count('openings');
+        count('link sessions opened');
         if (link.deactivatedAt)
           seen.push(`payment link ${link.id} opened session ${o.session.id} after its merchant deactivated it`);
         return { sessionId: o.session.id };
@@ -152,7 +156,12 @@ export function createLinkBook(seed: number, deps: CheckoutServiceDeps, labels: 
         count('links deactivated');
         deactivated = true;
       }
-      return { label: link.label, terms: { amountRange: link.amountRange, collect: link.collect }, opened, deactivated };
+      return {
+        label: link.label,
+        terms: { amountRange: link.amountRange, collect: link.collect },
+        opened,
+        deactivated,
+      };
     },
 
     problems: async (atRest) => [...seen.splice(0), ...(await linkProblems(db, links, atRest))],
