@@ -105,7 +105,7 @@ export function createLinkBook(seed: number, deps: CheckoutServiceDeps, labels: 
       collect: link.collect,
       limit: link.completedLimit,
       openings: 0,
-      ...(ld.chance(0.4) ? { deactivateAfter: ld.int(1, 3) } : {}),
+      ...(ld.chance(0.4) ? { deactivateAfter: ld.int(2, 4) } : {}),
     };
     links.push(followed);
     count('links');
