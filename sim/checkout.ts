@@ -1,9 +1,11 @@
 /**
  * Checkout sessions in the simulator's workload (docs/simulation.md#checkout-sessions): a merchant's create through
- * the service function the API's route calls (`createCheckoutSession`), then the payer's attempts as the hosted page
- * makes them (`startCheckoutAttempt`), a retry on the same session after each failed one up to a drawn number of
- * tries, and sometimes the merchant's expire (`expireCheckoutSession`); and the invariants of docs/checkout.md about
- * them, checked after every step and at rest.
+ * the service function the API's route calls (`createCheckoutSession`), or a payment link's opening (sim/links.ts),
+ * then the payer's attempts as the hosted page makes them (`startCheckoutAttempt`: mobile money, or a card in a dollar
+ * session, docs/simulation.md#card-sessions), a retry on the same session after each failed one up to a drawn number
+ * of tries, and sometimes the merchant's expire (`expireCheckoutSession`); and the invariants of docs/checkout.md about
+ * them, of docs/payment-links.md about the links, and of what the page would show (sim/page.ts), checked after every
+ * step and at rest.
  *
  * The driver's stream draws each session's create (sim/run.ts); everything after it (its tries, each attempt's
  * operator, the payer's pauses, the merchant's expire) comes from the session's own stream, `checkout:c12`, so the
@@ -16,30 +18,41 @@ import type { ProviderCode } from '../src/domain/catalogue';
 import { DomainError } from '../src/domain/errors';
 import { ID_PREFIXES } from '../src/domain/ids';
 import { deriveId } from '../src/lib/ids';
+import type { AmountRange } from '../src/domain/payment-link';
 import {
   createCheckoutSession,
   expireCheckoutSession,
   startCheckoutAttempt,
+  type CheckoutAttemptInput,
   type CheckoutServiceDeps,
 } from '../src/services/checkout-service';
+import { createLinkBook, type LinkTerms } from './links';
 import type { OperatorBooks } from './operator';
+import { pageProblems } from './page';
 import { draws, type Draws } from './random';
 
 /** A session the run created, as the driver follows it. */
 interface Followed {
   id: string;
-  /** `c12`: the driver's label; its attempts are `c12a0`, `c12a1` … */
+  /** `c12`: the driver's label; its attempts are `c12a0`, `c12a1` … (a rush's second payer's: `c12b`, `c12ba0` …) */
   label: string;
   /** The number the driver gave it (shared with the run's payments' `p` labels). */
   n: number;
+  /** Its attempts' numbers are `phoneOf(…, base + k)`: unique to the session and the attempt. */
+  base: number;
   merchantId: string;
-  currency: 'RWF' | 'KES';
+  /** USD: a card session (cards take it, mobile money in Rwanda and Kenya does not). */
+  currency: 'RWF' | 'KES' | 'USD';
+  /** The session's description, which a card attempt's payment carries to the operator (its label's key). */
+  description: string;
+  /** The terms of the link that opened it (sim/links.ts); undefined: the merchant's own session. */
+  link?: LinkTerms;
   /** The session's own stream. */
   d: Draws;
   /** How many attempts the payer makes at most. */
   tries: number;
   /** Each attempt's drawn plan (drawn once, in order, whatever the attempt's fate). */
-  plans: { provider: ProviderCode; pauseMs: number }[];
+  plans: Plan[];
   /** Attempts the payer made (refused ones included). */
   made: number;
   /** The payer's next attempt not before (simulated epoch milliseconds). */
@@ -48,6 +61,14 @@ interface Followed {
   expireAtMs?: number;
   /** No more attempts or expires to make: the session left `open`. */
   done: boolean;
+}
+
+/** An attempt's drawn plan: the operator (a card's is `card_gateway`), the payer's pause after it, a chosen amount. */
+interface Plan {
+  provider: ProviderCode;
+  pauseMs: number;
+  /** The amount the payer chooses on a link's session with a range (minor units). */
+  amount?: number;
 }
 
 /** What the driver needs of the run. */
@@ -90,22 +111,47 @@ export interface CheckoutDriver {
   counts(): Promise<Record<string, number>>;
 }
 
-/** What the payer's number looks like at `provider`: unique to the session's number `n` and the attempt `k`. */
-function phoneOf(provider: ProviderCode, n: number, k: number): string {
-  const digits = String((n * 10 + k) % 100_000).padStart(5, '0');
+/**
+ * What the payer's number looks like at `provider`: unique to `slot`, the session's number times ten plus the attempt's
+ * (`mobile_money_c`: a Liberian number, which no operator of a generic payment serves).
+ */
+function phoneOf(provider: ProviderCode, slot: number): string {
+  const digits = String(slot % 100_000).padStart(5, '0');
   if (provider === 'mobile_money_b') return `+2507280${digits}`;
   if (provider === 'mpesa') return `+2547120${digits}`;
+  if (provider === 'mobile_money_c') return `+2318800${digits}`;
   return `+2507880${digits}`;
 }
 
 /** A payment status that holds the payer's money (a refunded one collected it first). */
 const COLLECTED = ['completed', 'refunded'];
 
+/** The share of the checkout steps (of RWF and KES) that open a payment link instead of a merchant's own session. */
+const LINK_SHARE = 0.35;
+
+/** How many attempts a payer makes at most. */
+const drawTries = (d: Draws) =>
+  d.weighted([
+    [1, 30],
+    [2, 30],
+    [3, 25],
+    [5, 15],
+  ] as const);
+
+/** An amount a payer chooses in `range`, minor units: whole hundreds (whole shillings, which M-Pesa takes). */
+const chosenAmount = (d: Draws, range: AmountRange) =>
+  d.int(Math.ceil(range.min / 100), Math.floor(range.max / 100)) * 100;
+
 /** The checkout sessions of one run (see the module's comment). */
 export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
-  const { deps, operator, labels } = ctx;
+  const { operator, labels } = ctx;
+  // Sessions are stamped with the test server's clock, the one their workflows expire them by.
+  const deps: CheckoutServiceDeps = { ...ctx.deps, clock: ctx.now };
   const db: Db = deps.db;
   const sessions: Followed[] = [];
+  const links = createLinkBook(ctx.seed, deps, labels);
+  /** Broken promises the driver saw in an answer itself. */
+  const seen: string[] = [];
   const tally: Record<string, number> = {};
   const count = (what: string) => (tally[what] = (tally[what] ?? 0) + 1);
   /** The merchant's secret key, as the API's routes hand it to the service. */
@@ -115,6 +161,15 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
     developerId: s.merchantId,
     via: 'key' as const,
   });
+
+  /** Follows a new session from now on. */
+  const follow = (init: Omit<Followed, 'plans' | 'made' | 'nextAtMs' | 'done'>): Followed => {
+    const s: Followed = { ...init, plans: [], made: 0, nextAtMs: 0, done: false };
+    if (s.id) labels.set(s.id, s.label);
+    sessions.push(s);
+    count('sessions');
+    return s;
+  };
 
   /** Names the payment of attempt `k` of `s` (and its duplicate refund) once its id is known. */
   const name = (s: Followed, k: number, paymentId: string) => {
@@ -129,30 +184,75 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
     operator.label(refundId, `${label}rd`);
   };
 
+  /** The plan of the payer's attempt `k` at `s`, drawn once from the session's stream, in order. */
+  const planOf = (s: Followed, k: number): Plan => {
+    const known = s.plans[k];
+    if (known) return known;
+    // A card session's payer tries another card, or three times in ten a mobile-money number (Liberia's, whose wallets
+    // hold dollars): the session takes no mobile money in USD (docs/simulation.md#card-sessions).
+    const provider: ProviderCode =
+      s.currency === 'USD'
+        ? s.d.chance(0.3)
+          ? 'mobile_money_c'
+          : 'card_gateway'
+        : s.currency === 'KES'
+          ? 'mpesa'
+          : s.d.chance(0.75)
+            ? 'momo'
+            : 'mobile_money_b';
+    const plan: Plan = { provider, pauseMs: s.d.int(5, 600) * 1000 };
+    if (s.link?.amountRange) plan.amount = chosenAmount(s.d, s.link.amountRange);
+    s.plans[k] = plan;
+    return plan;
+  };
+
   /** The payer's next attempt at `s`, as the hosted page sends it. @returns what happened */
   const attempt = async (s: Followed): Promise<string> => {
     const k = s.made;
     // Drawn once per attempt, in order: a retry the session refused (one in flight) is the same attempt again.
-    const plan = (s.plans[k] ??= {
-      provider: s.currency === 'KES' ? 'mpesa' : s.d.chance(0.75) ? 'momo' : 'mobile_money_b',
-      pauseMs: s.d.int(5, 600) * 1000,
-    });
-    const phone = phoneOf(plan.provider, s.n, k);
-    operator.labelCustomer(phone, `${s.label}a${k}`);
+    const plan = planOf(s, k);
+    const card = plan.provider === 'card_gateway';
+    const phone = phoneOf(plan.provider, s.base + k);
+    // A card's payment names no number: the operator takes its label from the session's description instead.
+    operator.labelCustomer(card ? s.description : phone, `${s.label}a${k}`);
+    const input: CheckoutAttemptInput = {
+      ...(card ? { paymentMethod: 'card' as const } : { paymentMethod: 'mobile_money' as const, phoneNumber: phone }),
+      ...(plan.amount === undefined ? {} : { amount: plan.amount }),
+      ...(s.link?.collect.includes('name') ? { name: `Payer ${s.label}a${k}` } : {}),
+      ...(s.link?.collect.includes('email') ? { email: `${s.label}a${k}@payers.example` } : {}),
+    };
     try {
-      const { payment } = await startCheckoutAttempt(deps, s.id, { paymentMethod: 'mobile_money', phoneNumber: phone });
+      const { payment, operator: asked } = await startCheckoutAttempt(deps, s.id, input);
       s.made++;
       name(s, k, payment.id);
       count('attempts');
       if (k > 0) count('retries');
+      if (card) {
+        count('card attempts');
+        // What the page's card form confirms with (docs/hosted-page.md#card): the gateway's client secret.
+        if (asked !== null || payment.nextAction?.type !== 'card_confirm')
+          seen.push(
+            `checkout session ${s.id} answered card attempt ${payment.id} with operator ${asked} and next action ` +
+              `${JSON.stringify(payment.nextAction)}, not the card's client secret`,
+          );
+      }
       s.nextAtMs = ctx.now() + plan.pauseMs;
       return `${s.label}a${k} ${plan.provider}→${payment.status}`;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       if (error.code === 'checkout_session_attempt_in_progress') return `${s.label}a${k}→${error.code} (later)`;
-      if (error.code === 'checkout_session_not_open' || error.code === 'checkout_session_attempts_exhausted')
+      if (
+        error.code === 'checkout_session_not_open' ||
+        error.code === 'checkout_session_attempts_exhausted' ||
+        error.code === 'payment_link_inactive' ||
+        error.code === 'payment_link_exhausted'
+      )
         s.done = true;
-      else if (error.code === 'provider_unavailable' || error.code === 'service_unavailable') {
+      else if (
+        error.code === 'provider_unavailable' ||
+        error.code === 'service_unavailable' ||
+        (error.code === 'validation_error' && plan.provider === 'mobile_money_c')
+      ) {
         // The page said so; the payer tries again later (an unanswered attempt may have begun: its payment shows).
         s.made++;
         s.nextAtMs = ctx.now() + plan.pauseMs;
@@ -170,7 +270,7 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
     }[];
     for (const row of rows)
       for (let k = 0; k < s.plans.length; k++)
-        if (row.customer_phone === phoneOf(s.plans[k].provider, s.n, k)) name(s, k, row.id);
+        if (row.customer_phone === phoneOf(s.plans[k].provider, s.base + k)) name(s, k, row.id);
   };
 
   const pumpOne = async (s: Followed): Promise<string | undefined> => {
@@ -205,42 +305,70 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
       const label = `c${n}`;
       const d = draws(ctx.seed, `checkout:${label}`);
       const kes = currency === 'KES';
-      const s: Followed = {
+      // A card's draw makes a card session, in dollars (cards take no RWF or KES).
+      const card = provider === 'card_gateway';
+      const tries = drawTries(d);
+      const merchantExpires = d.chance(0.2);
+      const expireAfterMs = d.int(2, 90) * 60_000;
+      // The first attempt through the operator the driver drew.
+      const first: Plan = {
+        provider: kes ? 'mpesa' : card ? 'card_gateway' : provider === 'mobile_money_b' ? 'mobile_money_b' : 'momo',
+        pauseMs: d.int(5, 600) * 1000,
+      };
+      const serverMs = await ctx.serverNow();
+      // Drawn after every draw of a merchant's own session, so that those keep theirs.
+      if (!card && d.chance(LINK_SHARE)) {
+        const payers = d.chance(0.3) ? 2 : 1;
+        const opening = await links.open({ merchantId, currency: kes ? 'KES' : 'RWF', amount, d, payers });
+        const followed = opening.opened.flatMap((o, i): Followed[] => {
+          if (!('sessionId' in o)) return [];
+          const own = i === 0 ? d : draws(ctx.seed, `checkout:${label}b`);
+          const s = follow({
+            id: o.sessionId,
+            label: i === 0 ? label : `${label}b`,
+            n,
+            base: n * 10 + 5 * i,
+            merchantId,
+            currency: kes ? 'KES' : 'RWF',
+            description: '',
+            link: opening.terms,
+            d: own,
+            tries: i === 0 ? tries : drawTries(own),
+          });
+          s.plans.push(i === 0 ? first : { ...first, pauseMs: own.int(5, 600) * 1000 });
+          if (opening.terms.amountRange) s.plans[0].amount = chosenAmount(own, opening.terms.amountRange);
+          return [s];
+        });
+        count(payers === 2 ? 'link rushes' : 'link steps of one payer');
+        // The payers at one link submit at once: their places are reserved under the link's lock one after another.
+        const attempts = await Promise.all(followed.map((s) => attempt(s)));
+        const closed = opening.opened.flatMap((o) => ('closed' in o ? [o.closed] : []));
+        return (
+          `link ${opening.label} opened by ${payers} as ${followed.map((s) => s.label).join(', ') || 'none'}` +
+          `${closed.length ? ` (closed: ${closed.join(', ')})` : ''}: ${attempts.join(', ')}` +
+          (opening.deactivated ? `; ${opening.label} deactivated` : '')
+        );
+      }
+      const s = follow({
         id: '',
         label,
         n,
+        base: n * 10,
         merchantId,
-        currency: kes ? 'KES' : 'RWF',
+        currency: card ? 'USD' : kes ? 'KES' : 'RWF',
+        description: `simulated ${label}`,
         d,
-        tries: d.weighted([
-          [1, 30],
-          [2, 30],
-          [3, 25],
-          [5, 15],
-        ] as const),
-        plans: [],
-        made: 0,
-        nextAtMs: 0,
-        done: false,
-      };
-      const merchantExpires = d.chance(0.2);
-      const expireAfterMs = d.int(2, 90) * 60_000;
-      // The first attempt through the operator the driver drew (a card's draw: MTN, cards take no RWF).
-      s.plans.push({
-        provider: kes ? 'mpesa' : provider === 'mobile_money_b' ? 'mobile_money_b' : 'momo',
-        pauseMs: d.int(5, 600) * 1000,
+        tries,
       });
-      // 36 minutes to 2 hours. The service stamps the session with the process's clock, which the test server's has
-      // left behind: its life is given that lead too, so that it ends `lifeS` after the server's now.
+      s.plans.push(first);
+      // 36 minutes to 2 hours after the server's now: the driver stamps the session with the server's clock.
       const lifeS = (30 + 3 * expiryMinutes) * 60;
-      const serverMs = await ctx.serverNow();
-      const leadS = Math.max(0, Math.ceil((serverMs - Date.now()) / 1000));
       const request = {
         amount,
         currency: s.currency,
-        description: `simulated ${label}`,
+        description: s.description,
         successUrl: 'http://localhost/thanks',
-        expiresIn: lifeS + leadS,
+        expiresIn: lifeS,
       };
       // A create not confirmed in time (503) is sent again under the same idempotency key, as a merchant's back end
       // does: it reattaches to the same session.
@@ -258,10 +386,9 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
       s.id = session.id;
       labels.set(session.id, label);
       if (merchantExpires) s.expireAtMs = serverMs + expireAfterMs;
-      sessions.push(s);
-      count('sessions');
-      const first = await attempt(s);
-      return `checkout ${label} of ${amount} ${s.currency} (${s.tries} tries, ${lifeS / 60} min): ${first}`;
+      if (card) count('card sessions');
+      const attempted = await attempt(s);
+      return `checkout ${label} of ${amount} ${s.currency} (${s.tries} tries, ${lifeS / 60} min): ${attempted}`;
     },
 
     async pump() {
@@ -286,7 +413,15 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
       return Number(row.n);
     },
 
-    problems: (atRest) => checkoutProblems(db, sessions, atRest),
+    async problems(atRest) {
+      const watched = sessions.filter((s) => s.id !== '' && (atRest || !s.done)).map((s) => s.id);
+      return [
+        ...seen.splice(0),
+        ...(await checkoutProblems(db, sessions, atRest)),
+        ...(await links.problems(atRest)),
+        ...(await pageProblems(db, watched)),
+      ];
+    },
 
     async counts() {
       const byStatus = (await db('checkout_sessions')
@@ -308,6 +443,7 @@ export function createCheckoutDriver(ctx: CheckoutContext): CheckoutDriver {
         .count('* as n')) as { n: string }[];
       return {
         ...tally,
+        ...(await links.counts()),
         ...Object.fromEntries(byStatus.map((r) => [`sessions ${r.status}`, r.n])),
         ...(Number(duplicates.n) > 0 ? { duplicates: Number(duplicates.n) } : {}),
       };

@@ -218,8 +218,9 @@ export interface SimOperator {
   /** Names a payment or a refund id with the driver's label (`p12`, `p12r1`), which keys its draws. */
   label(id: string, label: string): void;
   /**
-   * Names the next payment of `customer` (its number, as the initiation request carries it) with `label`, for a payment
-   * whose id the service draws (a checkout attempt's): its first initiation takes the label, which keys its draws.
+   * Names the next payment of `customer` (its number, as the initiation request carries it; for a card, which names
+   * none, the request's description) with `label`, for a payment whose id the service draws (a checkout attempt's): its
+   * first initiation takes the label, which keys its draws.
    */
   labelCustomer(customer: string, label: string): void;
   /** The callbacks due by `nowMs` (simulated), drawn once per decision: none, one, two, or one later. */
@@ -339,10 +340,12 @@ export function createSimOperator(
     code,
     supports: profile.supports,
     async initiate(request: InitiateRequest): Promise<ProviderAnswer> {
-      const named = customerLabels.get(request.customer);
+      // A card's request names no number: its description (its checkout session's) stands for the customer.
+      const customer = customerLabels.has(request.customer) ? request.customer : request.description;
+      const named = customerLabels.get(customer);
       if (named !== undefined && !labels.has(request.paymentId)) {
         labels.set(request.paymentId, named);
-        customerLabels.delete(request.customer);
+        customerLabels.delete(customer);
       }
       const at = called('initiation');
       const d = callDraws(request.paymentId, 'initiate');

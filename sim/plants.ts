@@ -21,6 +21,7 @@ export const PLANTS = [
   'duplicated-delivery',
   'payout-reserved-twice',
   'checkout-attempt-twice',
+  'link-counted-twice',
 ] as const;
 
 /** One of {@link PLANTS}. */
@@ -77,7 +78,10 @@ export function plantBug(plant: Plant, adapter: PaymentProvider): PaymentProvide
  * that keyed its reservation by the attempt instead of the payout would; `checkout-attempt-twice` loses the answer of
  * a checkout attempt's payment start (`startCheckoutPayment`) after it started the payment, and its retry starts a
  * second payment under an id of its own, as an activity that drew the payment's id at each try instead of taking the
- * one the session admitted would (docs/checkout.md#states: one attempt at a time, each one the session admitted).
+ * one the session admitted would (docs/checkout.md#states: one attempt at a time, each one the session admitted);
+ * `link-counted-twice` loses the answer of a link's session write (`recordCheckoutSession`) that completed it, after it
+ * committed, and its retry counts the completion on the link again, as a count not tied to the attempt's reservation
+ * would (docs/payment-links.md#limits: counted once, with the session's write).
  * Other plants (and none) leave the activities alone. `db`: the worker's database (the planted reservation's journal).
  */
 export function plantActivities(current: () => Plant | undefined, activities: Activities, db: Db): Activities {
@@ -86,9 +90,19 @@ export function plantActivities(current: () => Plant | undefined, activities: Ac
     deliverAndRecordWebhook: deliver,
     storePayout: store,
     startCheckoutPayment: startAttempt,
+    recordCheckoutSession: recordSession,
   } = activities;
   return {
     ...activities,
+    async recordCheckoutSession(input) {
+      await recordSession(input);
+      const { session } = input;
+      if (current() !== 'link-counted-twice' || session.status !== 'complete' || !session.paymentLink) return;
+      if (activityInfo().attempt === 1) throw new Error("the session's write committed, and its answer was lost");
+      await db('payment_links')
+        .where({ id: session.paymentLink })
+        .update({ completed_count: db.raw('completed_count + 1') });
+    },
     async startCheckoutPayment(input) {
       const started = await startAttempt(input);
       if (current() !== 'checkout-attempt-twice') return started;

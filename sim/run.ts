@@ -378,9 +378,8 @@ export async function runSeed(world: World, options: RunOptions): Promise<RunRes
 
   /**
    * A payment's create; with `session`, a checkout session instead (docs/simulation.md#checkout-sessions), from the
-   * same draws (so the driver's stream does not shift): its amount, currency (KES for an M-Pesa draw, else RWF), first
-   * attempt's operator (MTN for a card's draw: a session takes a currency mobile money holds, which cards do not) and
-   * life.
+   * same draws (so the driver's stream does not shift): its amount, currency (KES for an M-Pesa draw, USD for a card's,
+   * else RWF), first attempt's operator and life; or a payment link's opening (sim/checkout.ts decides).
    */
   const create = async (session = false): Promise<string> => {
     const merchant = d.weighted(merchants.map((m) => [m, m.weight] as const));

@@ -52,6 +52,12 @@ import { refuseWhenDown } from './provider-health-service';
 /** What the checkout service needs: the payment service's dependencies and where the page lives. */
 export type CheckoutServiceDeps = PaymentServiceDeps & {
   config: PaymentServiceDeps['config'] & Pick<Config, 'PUBLIC_BASE_URL' | 'JWT_SECRET'>;
+  /**
+   * The clock a new session is stamped with (`created_at`, and `expires_at` from `expires_in`), epoch milliseconds;
+   * the process's when absent. The session's workflow times its expiry by Temporal's clock, which in production is
+   * the same up to the hosts' skew; the simulator passes its test server's, which leads the process's by every skip.
+   */
+  clock?: () => number;
 };
 
 /**
@@ -171,7 +177,7 @@ export async function createCheckoutSession(
     : newId(ID_PREFIXES.checkoutSession);
   const existing = await findCheckoutSession(deps.db, owner, id);
   if (existing) return existing;
-  const now = new Date();
+  const now = new Date(deps.clock?.() ?? Date.now());
   const session: CheckoutSessionSnapshot = {
     id,
     merchantId: owner.merchantId,

@@ -98,6 +98,7 @@ describe('simulation (docs/simulation.md)', function () {
       // Keyed by the attempt that reserved again: the second, or a later one when a process fault failed the second.
       'payout-reserved-twice': /payout \S+ \(o\d+\) \w+ has journals .*:reserved,.*:reserved:\d+$/m,
       'checkout-attempt-twice': /never admitted as an attempt|attempts open at once|was paid twice/,
+      'link-counted-twice': /payment link \S+ \(l\d+\) counts \d+ completed, but \d+ of its sessions are complete/,
     };
 
     for (const plant of PLANTS)
